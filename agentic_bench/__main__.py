@@ -1,0 +1,5 @@
+import sys
+
+from agentic_bench.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,167 @@
+"""Composition root: endpoint + workload + load runner + records + summary.
+
+Everything a run needs is resolved and checked *before* the first request: a bad trace,
+option or endpoint raises a :class:`~agentic_bench.errors.UsageError` and nothing is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import platform
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench import __version__
+from agentic_bench.endpoint.resolve import open_endpoint
+from agentic_bench.load.runner import LoadRunner
+from agentic_bench.load.spec import LoadSpec
+from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.records import RecordWriter
+from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.reporting.files import write_summary
+from agentic_bench.reporting.progress import Progress
+from agentic_bench.workload import ExecContext, Workload
+
+
+@dataclass
+class RunConfig:
+    endpoint: str = "embedded"
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    load: LoadSpec = field(default_factory=LoadSpec)
+    options: ReplayOptions = field(default_factory=lambda: ReplayOptions(model=""))
+    slos: dict[str, float] = field(default_factory=dict)
+    out: Path | None = None
+    quiet: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The resolved config as stored in summary.json: no secret values, only names."""
+        return {
+            "endpoint": self.endpoint if "@" not in self.endpoint else "<redacted>",
+            "model": self.model, "api_key_env": self.api_key_env,
+            "load": asdict(self.load),
+            "history": self.options.history, "think_time": str(self.options.think),
+            "overrides": self.options.overrides,
+            "request_timeout_s": self.options.request_timeout_s,
+            "turn_timeout_s": self.options.turn_timeout_s,
+            "salt": bool(self.options.salt), "slos": self.slos,
+        }
+
+
+def default_out(name: str) -> Path:
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("results") / f"{name}-{stamp}"
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"agentic-bench": __version__, "python": platform.python_version(),
+           "platform": platform.platform()}
+    for pkg in ("aiohttp", "pydantic", "llama_cpp_python", "bfcl-eval", "faiss-cpu",
+                "sentence-transformers", "langgraph"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def run_workload(workload: Workload, config: RunConfig) -> dict[str, Any]:
+    """Run synchronously (installs SIGINT/SIGTERM handlers); returns the summary."""
+    return asyncio.run(_run(workload, config))
+
+
+async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
+    out = config.out or default_out(workload.name)
+    api_key = os.environ.get(config.api_key_env) or None
+    slos = {**workload.default_slos, **config.slos}
+    spec = config.load.check()
+    streams = max(1, spec.concurrency or 1)
+    async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
+                             request_timeout_s=config.options.request_timeout_s,
+                             warm_connections=min(streams, 256)) as endpoint:
+        config.options.model = endpoint.model
+        out.mkdir(parents=True, exist_ok=True)
+        writer = RecordWriter(out / "records.jsonl").open()
+        records: list[dict[str, Any]] = []
+        progress = Progress(total=LoadRunner(spec, workload.source, _noop).planned_sessions(),
+                            quiet=config.quiet)
+
+        def sink(record: dict[str, Any]) -> None:
+            writer.write(record)
+            records.append(record)
+            progress.on_record(record)
+
+        started = time.time()
+        t0 = perf_counter_ns()
+        sink({"type": "run", "benchmark": workload.name, "started_at": started,
+              "config": config.public(), "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
+                                                       "model": endpoint.model}})
+        ctx = ExecContext(endpoint.transport, sink, t0, config.options)
+        runner = LoadRunner(spec, workload.source, workload.make_executor(ctx))
+        _install_signals(runner)
+        cpu0 = time.process_time()
+        progress.start()
+        try:
+            stats = await runner.run()
+        finally:
+            progress.stop()
+            _remove_signals()
+            writer.close()
+        complete = stats.stop_reason != "interrupted" and stats.cancelled == 0
+        accuracy = workload.score(records) if workload.score else None
+        info = RunInfo(
+            benchmark=workload.name, complete=complete,
+            duration_s=(stats.t_end_ns - stats.t_start_ns) / 1e9, stop_reason=stats.stop_reason,
+            slos=slos, config=config.public(), accuracy=accuracy,
+            extra={
+                "started_at": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(),
+                "scenario": asdict(spec),
+                "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
+                             "model": endpoint.model, **endpoint.info},
+                "workload": workload.info,
+                "versions": versions(),
+                "client_cpu_s": time.process_time() - cpu0,
+                "out_dir": str(out),
+            },
+        )
+        summary = summarize(records, info)
+        write_summary(out, summary)
+    return summary
+
+
+async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for counting
+    raise AssertionError
+
+
+def _install_signals(runner: LoadRunner) -> None:
+    loop = asyncio.get_running_loop()
+    hits = {"n": 0}
+
+    def handler() -> None:
+        hits["n"] += 1
+        if hits["n"] == 1:
+            print("\nstopping: no new sessions; finishing in-flight ones "
+                  f"(up to {runner.spec.grace_s:g} s; Ctrl-C again to cancel them)",
+                  file=sys.stderr)
+            runner.stop_event.set()
+        else:
+            runner.spec.grace_s = 0
+            runner.cancel_all()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, handler)
+
+
+def _remove_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.remove_signal_handler(sig)

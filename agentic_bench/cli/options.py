@@ -1,0 +1,92 @@
+"""Options shared by ``replay`` and ``run``, and their translation into a RunConfig."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+SCENARIO_CHOICES = ("single-stream", "multi-stream", "server", "offline", "concurrency",
+                    "trace-timed")
+
+
+def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-stream") -> None:
+    g = p.add_argument_group("endpoint")
+    g.add_argument("--endpoint", default="embedded", metavar="URL|embedded|inproc",
+                   help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when "
+                   "missing), 'embedded' (default: start the packaged llama.cpp server) or "
+                   "'inproc' (the same model in-process, no HTTP)")
+    g.add_argument("--model", help="model name to request (default: the first one the endpoint "
+                   "lists)")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the API key (never stored)")
+    g.add_argument("--request-timeout", type=float, default=300.0, metavar="S",
+                   help="per-request timeout in seconds (default 300)")
+    g.add_argument("--max-tokens", type=int, metavar="N", help="max_tokens sent with each call")
+    g.add_argument("--temperature", type=float, metavar="T", help="temperature for each call")
+    g = p.add_argument_group("load")
+    g.add_argument("--scenario", choices=SCENARIO_CHOICES, default=scenario,
+                   help=f"load scenario (default {scenario}); see `agentic-bench list`")
+    g.add_argument("--rate", type=float, metavar="R", help="server: sessions per second")
+    g.add_argument("--concurrency", type=int, metavar="N",
+                   help="streams for multi-stream/concurrency; in-flight cap for offline/server")
+    g.add_argument("--sessions", type=int, metavar="N",
+                   help="sessions to issue (cycling through the trace; default: one pass)")
+    g.add_argument("--duration", type=float, metavar="S", help="stop issuing after S seconds")
+    g.add_argument("--max-errors", type=int, metavar="N", help="stop issuing after N errors")
+    g.add_argument("--seed", type=int, default=42, help="seed for arrival schedules (42)")
+    g.add_argument("--grace", type=float, default=30.0, metavar="S",
+                   help="on Ctrl-C, wait this long for in-flight sessions (default 30)")
+    g = p.add_argument_group("replay")
+    g.add_argument("--history", choices=("recorded", "live"), default="recorded",
+                   help="recorded: send recorded history, score but do not feed back the reply; "
+                   "live: feed replies back (default recorded)")
+    g.add_argument("--think-time", default="recorded", metavar="POLICY",
+                   help="recorded | scaled:<factor> | none — user think time and recorded "
+                   "tool/retrieve/rerank durations (default recorded)")
+    g.add_argument("--turn-timeout", type=float, metavar="S", help="per-turn timeout in seconds")
+    g.add_argument("--salt", action="store_true",
+                   help="give each session a unique prefix so a server cache cannot serve repeats")
+    g = p.add_argument_group("verdict and output")
+    g.add_argument("--slo", action="append", metavar="KEY=VALUE",
+                   help="constraint, repeatable: ttft_p99_ms, tpot_p99_ms, turn_p90_ms, "
+                   "min_duration_s, min_sessions, accuracy")
+    g.add_argument("--out", type=Path, metavar="DIR",
+                   help="output directory (default results/<benchmark>-<timestamp>/)")
+    g.add_argument("--quiet", action="store_true", help="no progress and no summary on stdout")
+
+
+def run_config(args: argparse.Namespace) -> Any:
+    """Build a RunConfig from parsed options (imports the harness lazily)."""
+    import secrets
+
+    from agentic_bench.bench import RunConfig
+    from agentic_bench.load.spec import LoadSpec
+    from agentic_bench.metrics.verdict import parse_slos
+    from agentic_bench.replay.session import ReplayOptions
+    from agentic_bench.replay.think import ThinkPolicy
+
+    overrides: dict[str, Any] = {}
+    if args.max_tokens is not None:
+        overrides["max_tokens"] = args.max_tokens
+    if args.temperature is not None:
+        overrides["temperature"] = args.temperature
+    load = LoadSpec(scenario=args.scenario, rate=args.rate, concurrency=args.concurrency,
+                    sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
+                    seed=args.seed, grace_s=args.grace).check()
+    options = ReplayOptions(
+        model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
+        overrides=overrides, request_timeout_s=args.request_timeout,
+        turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None)
+    return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
+                     load=load, options=options, slos=parse_slos(args.slo), out=args.out,
+                     quiet=args.quiet)
+
+
+def finish(summary: dict[str, Any], quiet: bool) -> int:
+    from agentic_bench.reporting.summary_text import render_text
+
+    if not quiet:
+        print(render_text(summary), end="")
+        print(f"outputs: {summary.get('out_dir')}/")
+    return 0 if summary["result"] == "VALID" else 3

@@ -1,0 +1,28 @@
+"""``agentic-bench replay TRACE``: replay a recorded trace against an endpoint."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agentic_bench.cli.options import add_common_options, finish, run_config
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "replay", help="replay a recorded trace (JSONL) under a load scenario",
+        description="Replay a trace (one session per line) against an OpenAI-compatible endpoint "
+        "and write records.jsonl, summary.json and summary.txt. The trace is validated first; "
+        "nothing is sent when it has a problem.")
+    p.add_argument("trace", type=Path, help="trace file (JSONL, see docs/trace-format.md)")
+    add_common_options(p)
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from agentic_bench.bench import run_workload
+    from agentic_bench.tasks.trace_replay import trace_workload
+
+    config = run_config(args)
+    workload = trace_workload(args.trace)
+    return finish(run_workload(workload, config), args.quiet)

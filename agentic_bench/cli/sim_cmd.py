@@ -1,0 +1,70 @@
+"""``agentic-bench sim``: the latency simulator (OpenAI-compatible, known timings)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "sim", help="run the latency simulator (an OpenAI-compatible server with known timings)",
+        description="Serve /v1/chat/completions (streaming) and /v1/models with injected "
+        "timings: first token after --ttft-ms, then one token every --itl-ms.")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8900, help="0 = pick a free port")
+    p.add_argument("--ttft-ms", type=float, default=100.0)
+    p.add_argument("--itl-ms", type=float, default=10.0)
+    p.add_argument("--output-tokens", type=int, default=64)
+    p.add_argument("--jitter", type=float, default=0.0, metavar="MS",
+                   help="uniform ±MS added to each inter-token gap (seeded)")
+    p.add_argument("--tool-call", metavar="NAME", help="stream a call to tool NAME instead of text")
+    p.add_argument("--model", default="sim", help="model id to serve (default sim)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--api-key-env", metavar="VAR",
+                   help="require 'Bearer $VAR' (to test key handling)")
+    faults = p.add_argument_group("faults (per-request probabilities)")
+    for name in ("fail", "hang", "disconnect", "malformed"):
+        faults.add_argument(f"--{name}-rate", type=float, default=0.0, metavar="P")
+    faults.add_argument("--slow-headers-ms", type=float, default=0.0, metavar="MS")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+    import signal
+
+    from agentic_bench.endpoint.sim import SimConfig, SimServer
+
+    config = SimConfig(
+        ttft_ms=args.ttft_ms, itl_ms=args.itl_ms, output_tokens=args.output_tokens,
+        jitter_ms=args.jitter, tool_call=args.tool_call, model=args.model, seed=args.seed,
+        fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
+        malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
+        api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
+
+    async def serve() -> None:
+        server = SimServer(config)
+        try:
+            port = await server.start(args.host, args.port)
+        except OSError as exc:
+            from agentic_bench.errors import EndpointStartError
+
+            raise EndpointStartError(f"cannot listen on {args.host}:{args.port}: "
+                                     f"{exc.strerror}") from None
+        print(f"sim listening on http://{args.host}:{port}/v1", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await server.stop()
+        print(f"sim stopped after {server.requests} requests", flush=True)
+
+    try:
+        import uvloop
+
+        uvloop.run(serve())
+    except ImportError:
+        asyncio.run(serve())
+    return 0

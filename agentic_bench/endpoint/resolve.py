@@ -1,0 +1,90 @@
+"""Turn ``--endpoint`` into a ready transport: a URL, ``embedded`` or ``inproc``.
+
+``embedded`` starts the packaged llama.cpp server on a free loopback port and stops it when
+the block exits, whatever happens; ``inproc`` calls the same model through ``llama_cpp.Llama``
+in this process (no HTTP). A URL is checked before the run: unreachable, rejected key and
+unknown model are usage errors (exit 2) and nothing is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from agentic_bench.errors import EndpointError
+from agentic_bench.transport.client import AiohttpChatClient, ChatTransport
+from agentic_bench.transport.url import redact_url
+
+
+@dataclass
+class Endpoint:
+    transport: ChatTransport
+    model: str
+    url: str
+    kind: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+async def preflight(client: AiohttpChatClient, model: str | None) -> str:
+    """Check the endpoint answers and serves ``model``; return the model to use."""
+    try:
+        status, body = await client.list_models()
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise EndpointError(f"cannot reach {redact_url(client.base_url)}: {exc}") from None
+    if status in (401, 403):
+        raise EndpointError(f"{redact_url(client.base_url)} rejected the API key (HTTP {status})")
+    ids: list[str] = []
+    if status == 200 and isinstance(body, dict):
+        ids = [m.get("id") for m in body.get("data", []) if isinstance(m, dict) and m.get("id")]
+    if model is None:
+        if not ids:
+            raise EndpointError(
+                f"{redact_url(client.base_url)} lists no models (HTTP {status}); pass --model")
+        return ids[0]
+    if ids and model not in ids:
+        raise EndpointError(f"model {model!r} is not served by {redact_url(client.base_url)} "
+                            f"(available: {', '.join(ids)})")
+    return model
+
+
+@contextlib.asynccontextmanager
+async def open_endpoint(
+    spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
+    request_timeout_s: float = 300.0, warm_connections: int = 1,
+) -> AsyncIterator[Endpoint]:
+    if spec == "inproc":
+        from agentic_bench.endpoint.inproc import InprocChatClient
+
+        inproc = await asyncio.to_thread(InprocChatClient)
+        try:
+            yield Endpoint(inproc, "smollm2", "inproc", "inproc", inproc.info())
+        finally:
+            await inproc.aclose()
+        return
+    server = None
+    url = spec
+    if spec == "embedded":
+        from agentic_bench.endpoint.llama_server import LlamaServer
+
+        server = LlamaServer()
+        await asyncio.to_thread(server.start)
+        url = server.base_url
+    try:
+        client = AiohttpChatClient(url, api_key if server is None else None,
+                                   max_connections=max_connections, timeout_s=request_timeout_s)
+        try:
+            chosen = await preflight(client, model)
+            await client.warm_up(warm_connections)
+            info = server.info() if server is not None else {}
+            yield Endpoint(client, chosen, redact_url(client.base_url),
+                           "embedded" if server else "url", info)
+        finally:
+            await client.aclose()
+    finally:
+        if server is not None:
+            await asyncio.to_thread(server.stop)

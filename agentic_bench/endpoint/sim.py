@@ -1,0 +1,187 @@
+"""Latency simulator: an OpenAI-compatible streaming server with injected, known timings.
+
+Every reply streams ``output_tokens`` chunks (or the request's smaller ``max_tokens``):
+the first content chunk ``ttft_ms`` after the request arrived, then one every ``itl_ms``.
+Deadlines are absolute (no drift). ``jitter_ms`` adds a seeded uniform ±J to each gap.
+Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP 500),
+``hang_rate`` (headers, then silence), ``disconnect_rate`` (connection dropped mid-stream),
+``malformed_rate`` (a non-JSON chunk mid-stream); ``slow_headers_ms`` delays the headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass
+
+from agentic_bench.endpoint.sim_http import HttpConnection, Request
+
+
+@dataclass
+class SimConfig:
+    ttft_ms: float = 100.0
+    itl_ms: float = 10.0
+    output_tokens: int = 64
+    jitter_ms: float = 0.0
+    tool_call: str | None = None
+    model: str = "sim"
+    seed: int = 0
+    fail_rate: float = 0.0
+    hang_rate: float = 0.0
+    disconnect_rate: float = 0.0
+    malformed_rate: float = 0.0
+    slow_headers_ms: float = 0.0
+    api_key: str | None = None
+
+
+class SimServer:
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self.rng = random.Random(config.seed)
+        self.requests = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.server: asyncio.Server | None = None
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        self.loop = asyncio.get_running_loop()
+        self.server = await self.loop.create_server(
+            lambda: HttpConnection(self.handle), host, port, backlog=4096)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+    def handle(self, conn: HttpConnection, req: Request) -> None:
+        cfg = self.config
+        if cfg.api_key and req.headers.get("authorization") != f"Bearer {cfg.api_key}":
+            conn.send_json(401, b'{"error":{"message":"invalid api key"}}')
+            return
+        if req.method == "GET" and req.path.endswith("/models"):
+            body = {"object": "list", "data": [{"id": cfg.model, "object": "model"}]}
+            conn.send_json(200, json.dumps(body).encode())
+            return
+        if req.method != "POST" or not req.path.endswith("/chat/completions"):
+            conn.send_json(404, b'{"error":{"message":"not found"}}')
+            return
+        try:
+            body = json.loads(req.body or b"{}")
+        except json.JSONDecodeError:
+            conn.send_json(400, b'{"error":{"message":"body is not JSON"}}')
+            return
+        if body.get("model") not in (None, cfg.model):
+            conn.send_json(404, json.dumps(
+                {"error": {"message": f"model {body.get('model')!r} not found"}}).encode())
+            return
+        self.requests += 1
+        Reply(self, conn, body).start()
+
+
+class Reply:
+    """One streamed (or plain JSON) chat completion driven by ``loop.call_at`` timers."""
+
+    def __init__(self, server: SimServer, conn: HttpConnection, body: dict) -> None:
+        self.s = server
+        self.conn = conn
+        self.body = body
+        cfg = server.config
+        self.n = max(1, min(cfg.output_tokens, int(body.get("max_tokens") or cfg.output_tokens)))
+        self.id = f"chatcmpl-sim{server.requests}"
+        assert server.loop is not None
+        self.loop = server.loop
+        self.t0 = self.loop.time()
+        self.k = 0
+        rng = server.rng
+        self.fault = None
+        for name in ("fail", "hang", "disconnect", "malformed"):
+            if rng.random() < getattr(cfg, f"{name}_rate"):
+                self.fault = name
+                break
+        self.fault_at = rng.randrange(1, self.n + 1) if self.fault else 0
+        self.gaps = [cfg.itl_ms + (rng.uniform(-cfg.jitter_ms, cfg.jitter_ms)
+                                   if cfg.jitter_ms else 0.0) for _ in range(self.n)]
+
+    def start(self) -> None:
+        cfg = self.s.config
+        if self.fault == "fail":
+            self.conn.send_json(500, b'{"error":{"message":"injected failure"}}')
+            return
+        if not self.body.get("stream"):
+            total = cfg.ttft_ms + sum(self.gaps[1:])
+            self.loop.call_at(self.t0 + total / 1000, self._send_whole)
+            return
+        if cfg.slow_headers_ms:
+            self.loop.call_at(self.t0 + cfg.slow_headers_ms / 1000, self._headers)
+        else:
+            self._headers()
+
+    def _headers(self) -> None:
+        self.conn.start_chunked()
+        if self.fault == "hang":
+            return  # never send anything else; the client's timeout must fire
+        self.next_at = self.t0 + self.s.config.ttft_ms / 1000
+        self.loop.call_at(self.next_at, self._token)
+
+    def _event(self, payload: dict) -> bytes:
+        return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+
+    def _delta(self, delta: dict, finish: str | None = None) -> bytes:
+        return self._event({"id": self.id, "object": "chat.completion.chunk",
+                            "created": int(time.time()), "model": self.s.config.model,
+                            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    def _token_delta(self, k: int) -> dict:
+        name = self.s.config.tool_call
+        if not name:
+            return {"content": f"tok{k} "} if k else {"role": "assistant", "content": "tok0 "}
+        if k == 0:
+            return {"tool_calls": [{"index": 0, "id": f"call_{self.id}", "type": "function",
+                                    "function": {"name": name, "arguments": "{"}}]}
+        piece = '"x":0}' if k == self.n - 1 else " "
+        return {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
+
+    def _token(self) -> None:
+        if self.conn.closed:
+            return
+        k = self.k
+        if self.fault == "disconnect" and k == self.fault_at:
+            self.conn.abort()
+            return
+        if self.fault == "malformed" and k == self.fault_at:
+            self.conn.chunk(b"data: {not json\n\n")
+        self.conn.chunk(self._delta(self._token_delta(k)))
+        self.k += 1
+        if self.k < self.n:
+            self.next_at += self.gaps[self.k] / 1000
+            self.loop.call_at(self.next_at, self._token)
+            return
+        finish = "tool_calls" if self.s.config.tool_call else "stop"
+        tail = self._delta({}, finish)
+        opts = self.body.get("stream_options") or {}
+        if opts.get("include_usage"):
+            tail += self._event({"id": self.id, "object": "chat.completion.chunk",
+                                 "model": self.s.config.model, "choices": [],
+                                 "usage": self._usage()})
+        self.conn.chunk(tail + b"data: [DONE]\n\n")
+        self.conn.end_chunked()
+
+    def _usage(self) -> dict:
+        words = sum(len(str(m.get("content") or "").split()) for m in self.body.get("messages", []))
+        return {"prompt_tokens": words, "completion_tokens": self.n,
+                "total_tokens": words + self.n}
+
+    def _send_whole(self) -> None:
+        name = self.s.config.tool_call
+        msg: dict = {"role": "assistant",
+                     "content": None if name else "".join(f"tok{k} " for k in range(self.n))}
+        if name:
+            msg["tool_calls"] = [{"id": f"call_{self.id}", "type": "function",
+                                  "function": {"name": name, "arguments": '{"x":0}'}}]
+        body = {"id": self.id, "object": "chat.completion", "model": self.s.config.model,
+                "choices": [{"index": 0, "message": msg,
+                             "finish_reason": "tool_calls" if name else "stop"}],
+                "usage": self._usage()}
+        self.conn.send_json(200, json.dumps(body).encode())

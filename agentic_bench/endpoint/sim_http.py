@@ -1,0 +1,119 @@
+"""A minimal HTTP/1.1 server protocol for the latency simulator (keep-alive, chunked replies).
+
+Hand-written on ``asyncio.Protocol`` so the simulator costs little CPU per streamed token
+and is never the bottleneck of a measurement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+MAX_HEADER = 64 * 1024
+MAX_BODY = 64 * 1024 * 1024
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class HttpConnection(asyncio.Protocol):
+    """Parses requests one at a time and hands each to ``handler(conn, request)``.
+
+    The handler must eventually call :meth:`finish` (after :meth:`send_json` or a streamed
+    reply ended with :meth:`end_chunked`) so the next pipelined request can be served.
+    """
+
+    def __init__(self, handler: Callable[[HttpConnection, Request], None]) -> None:
+        self.handler = handler
+        self.transport: asyncio.Transport | None = None
+        self.buf = b""
+        self.busy = False
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            import socket
+
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        if not self.busy:
+            self._next()
+
+    def _next(self) -> None:
+        end = self.buf.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self.buf) > MAX_HEADER:
+                self.send_json(431, b'{"error":"headers too large"}', close=True)
+            return
+        head = self.buf[:end].decode("latin-1").split("\r\n")
+        try:
+            method, path, _ = head[0].split(" ", 2)
+        except ValueError:
+            self.send_json(400, b'{"error":"bad request line"}', close=True)
+            return
+        headers = {}
+        for line in head[1:]:
+            key, _, value = line.partition(":")
+            headers[key.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0") or 0)
+        if length > MAX_BODY:
+            self.send_json(413, b'{"error":"body too large"}', close=True)
+            return
+        if len(self.buf) < end + 4 + length:
+            return
+        body = self.buf[end + 4 : end + 4 + length]
+        self.buf = self.buf[end + 4 + length :]
+        self.busy = True
+        self.handler(self, Request(method, path.split("?", 1)[0], headers, body))
+
+    def finish(self) -> None:
+        self.busy = False
+        if self.buf and not self.closed:
+            self._next()
+
+    def write(self, data: bytes) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.write(data)
+
+    def send_json(self, status: int, body: bytes, close: bool = False) -> None:
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 401: "Unauthorized",
+                  500: "Internal Server Error"}.get(status, "Error")
+        conn = "close" if close else "keep-alive"
+        self.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+                   f"Content-Length: {len(body)}\r\nConnection: {conn}\r\n\r\n".encode() + body)
+        if close:
+            self.abort(graceful=True)
+        else:
+            self.finish()
+
+    def start_chunked(self, content_type: str = "text/event-stream") -> None:
+        self.write(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
+                   "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+
+    def chunk(self, data: bytes) -> None:
+        self.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def end_chunked(self) -> None:
+        self.write(b"0\r\n\r\n")
+        self.finish()
+
+    def abort(self, graceful: bool = False) -> None:
+        if self.transport is not None and not self.closed:
+            if graceful:
+                self.transport.close()
+            else:
+                self.transport.abort()
+        self.closed = True

@@ -1,0 +1,230 @@
+"""The async load runner: issues sessions by scenario, enforces stop conditions.
+
+It knows nothing about HTTP or traces: it hands :class:`SessionTicket` objects to an
+``execute`` coroutine and counts what comes back. Stop conditions: ``--sessions``,
+``--duration`` (stop issuing), ``--max-errors`` (stop issuing), and an external stop event
+(SIGINT/SIGTERM): stop issuing, let in-flight sessions finish within the grace period, then
+cancel the rest (they record themselves as cancelled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from time import perf_counter_ns
+
+from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
+from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
+from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.trace.model import Session
+
+Execute = Callable[[SessionTicket], Awaitable[SessionOutcome]]
+
+
+class SessionSource:
+    """Sessions by global index, cycling through a trace of ``size`` sessions."""
+
+    def __init__(self, size: int, get: Callable[[int], Session],
+                 offsets: list[float | None] | None = None) -> None:
+        self.size = size
+        self._get = get
+        self.offsets = offsets or []
+
+    def __call__(self, index: int) -> Session:
+        return self._get(index % self.size)
+
+
+@dataclass
+class RunStats:
+    issued: int = 0
+    completed: int = 0
+    errors: int = 0
+    cancelled: int = 0
+    stop_reason: str = "done"
+    t_start_ns: int = 0
+    t_end_ns: int = 0
+    outcomes: list[SessionOutcome] = field(default_factory=list)
+
+
+class LoadRunner:
+    def __init__(self, spec: LoadSpec, source: SessionSource, execute: Execute,
+                 on_done: Callable[[SessionOutcome, RunStats], None] | None = None) -> None:
+        self.spec = spec.check()
+        self.source = source
+        self.execute = execute
+        self.on_done = on_done
+        self.stats = RunStats()
+        self.stop_event = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._issuing: asyncio.Future[None] | None = None
+
+    def planned_sessions(self) -> int | None:
+        spec = self.spec
+        if spec.sessions:
+            return spec.sessions
+        if spec.scenario == "server" and spec.duration_s and spec.rate:
+            return max(1, round(spec.rate * spec.duration_s))
+        if spec.duration_s:
+            return None
+        return self.source.size
+
+    def offsets(self) -> Iterator[float]:
+        spec, count = self.spec, self.planned_sessions()
+        if spec.scenario == "server":
+            assert spec.rate
+            return poisson_arrivals(spec.rate, spec.seed, count)
+        if spec.scenario == "trace-timed":
+            return trace_arrivals(self.source.offsets or [0.0] * self.source.size, count=count)
+        return burst_arrivals(count)
+
+    def _should_stop(self, t_start: int) -> str | None:
+        spec = self.spec
+        if self.stop_event.is_set():
+            return "interrupted"
+        if spec.max_errors and self.stats.errors >= spec.max_errors:
+            return "max_errors"
+        if spec.duration_s and perf_counter_ns() - t_start >= spec.duration_s * 1e9:
+            return "duration"
+        return None
+
+    async def _one(self, ticket: SessionTicket, slot: asyncio.Semaphore | None) -> None:
+        try:
+            outcome = await self.execute(ticket)
+        except asyncio.CancelledError:
+            self.stats.cancelled += 1
+            raise
+        finally:
+            if slot is not None:
+                slot.release()
+        self.stats.completed += 1
+        self.stats.errors += outcome.errors
+        self.stats.outcomes.append(outcome)
+        if self.on_done:
+            self.on_done(outcome, self.stats)
+
+    def _spawn(self, ticket: SessionTicket, slot: asyncio.Semaphore | None) -> None:
+        task = asyncio.ensure_future(self._one(ticket, slot))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.stats.issued += 1
+
+    def cancel_all(self) -> None:
+        """Cancel every in-flight session now (second Ctrl-C)."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self._issuing is not None:
+            self._issuing.cancel()
+
+    async def _wait_stop(self, deadline_ns: int) -> bool:
+        """Sleep until ``deadline_ns`` unless the stop event fires first (True = stopped)."""
+        delay = (deadline_ns - perf_counter_ns()) / 1e9
+        if delay <= 0:
+            return self.stop_event.is_set()
+        try:
+            await asyncio.wait_for(self.stop_event.wait(), delay)
+        except TimeoutError:
+            return False
+        return True
+
+    async def _open_loop(self, t_start: int) -> None:
+        slot = asyncio.Semaphore(self.spec.concurrency) if self.spec.concurrency else None
+        for index, offset in enumerate(self.offsets()):
+            arrival = t_start + int(offset * 1e9)
+            if arrival > perf_counter_ns() and await self._wait_stop(arrival):
+                self.stats.stop_reason = "interrupted"
+                return
+            if (reason := self._should_stop(t_start)) is not None:
+                self.stats.stop_reason = reason
+                return
+            scheduled = arrival
+            if slot is not None:
+                await slot.acquire()
+                scheduled = max(arrival, perf_counter_ns())  # a client-side cap, not load
+                if self.stop_event.is_set():
+                    slot.release()
+                    self.stats.stop_reason = "interrupted"
+                    return
+            self._spawn(SessionTicket(index, self.source(index), scheduled), slot)
+
+    async def _closed_loop(self, t_start: int, streams: int, lockstep: bool) -> None:
+        counter = itertools.count()
+        limit = self.planned_sessions()
+
+        def take() -> int | None:
+            if (reason := self._should_stop(t_start)) is not None:
+                self.stats.stop_reason = reason
+                return None
+            index = next(counter)
+            return None if limit is not None and index >= limit else index
+
+        async def worker(w: int) -> None:
+            while (index := take()) is not None:
+                ticket = SessionTicket(index, self.source(index), perf_counter_ns(), worker=w)
+                self.stats.issued += 1
+                await self._one(ticket, None)
+
+        if not lockstep:
+            await asyncio.gather(*(worker(w) for w in range(streams)))
+            return
+        while True:
+            batch = [i for i in (take() for _ in range(streams)) if i is not None]
+            if not batch:
+                return
+            now = perf_counter_ns()
+            self.stats.issued += len(batch)
+            await asyncio.gather(*(
+                self._one(SessionTicket(i, self.source(i), now, worker=w), None)
+                for w, i in enumerate(batch)))
+
+    async def run(self) -> RunStats:
+        t_start = perf_counter_ns()
+        self.stats.t_start_ns = t_start
+        scenario = self.spec.scenario
+        try:
+            if scenario in OPEN_LOOP:
+                issuing = asyncio.ensure_future(self._open_loop(t_start))
+            else:
+                issuing = asyncio.ensure_future(self._closed_loop(
+                    t_start, self.spec.streams, lockstep=scenario == "multi-stream"))
+            self._issuing = issuing
+            stopper = asyncio.ensure_future(self.stop_event.wait())
+            await asyncio.wait({issuing, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if not issuing.done():  # interrupted while closed-loop workers run
+                self.stats.stop_reason = "interrupted"
+                await self._drain_closed(issuing)
+            else:
+                issuing.result()
+                stopper.cancel()
+            await self._drain()
+        finally:
+            self.stats.t_end_ns = perf_counter_ns()
+        return self.stats
+
+    async def _drain_closed(self, issuing: asyncio.Future[None]) -> None:
+        done, _ = await asyncio.wait({issuing}, timeout=self.spec.grace_s)
+        if not done:
+            issuing.cancel()
+            await asyncio.gather(issuing, return_exceptions=True)
+
+    async def _drain(self) -> None:
+        if not self._tasks:
+            return
+        pending = set(self._tasks)
+        grace = self.spec.grace_s if self.stop_event.is_set() else None
+        if grace is None:
+            stopper = asyncio.ensure_future(self.stop_event.wait())
+            while pending and not self.stop_event.is_set():
+                _, pending = await asyncio.wait(pending | {stopper},
+                                                return_when=asyncio.FIRST_COMPLETED)
+                pending.discard(stopper)
+            stopper.cancel()
+            if not pending:
+                return
+            self.stats.stop_reason = "interrupted"
+            grace = self.spec.grace_s
+        _, pending = await asyncio.wait(pending, timeout=grace)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,51 @@
+"""Load specification: which scenario, how hard, when to stop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentic_bench.errors import ConfigError
+
+SCENARIOS = {
+    "single-stream": "one session at a time, back to back (closed loop, 1 stream)",
+    "multi-stream": "N sessions issued together; the next N when all are done (lockstep)",
+    "server": "Poisson session arrivals at --rate sessions/s (open loop, seeded)",
+    "offline": "every session issued at t=0, at most --concurrency in flight",
+    "concurrency": "closed loop: N sessions in flight; a new one starts when one finishes",
+    "trace-timed": "sessions start at their recorded start_offset_s",
+}
+OPEN_LOOP = frozenset({"server", "offline", "trace-timed"})
+
+
+@dataclass
+class LoadSpec:
+    scenario: str = "single-stream"
+    rate: float | None = None
+    concurrency: int | None = None
+    sessions: int | None = None
+    duration_s: float | None = None
+    max_errors: int | None = None
+    seed: int = 42
+    grace_s: float = 30.0
+
+    def check(self) -> LoadSpec:
+        if self.scenario not in SCENARIOS:
+            raise ConfigError(
+                f"--scenario {self.scenario!r}: expected one of {', '.join(SCENARIOS)}")
+        if self.scenario == "server" and not self.rate:
+            raise ConfigError("--scenario server needs --rate (sessions per second)")
+        if self.scenario in ("multi-stream", "concurrency") and not self.concurrency:
+            raise ConfigError(f"--scenario {self.scenario} needs --concurrency N")
+        for name in ("concurrency", "sessions", "max_errors"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ConfigError(f"--{name.replace('_', '-')} {value}: must be ≥ 1")
+        if self.duration_s is not None and self.duration_s <= 0:
+            raise ConfigError(f"--duration {self.duration_s}: must be > 0 seconds")
+        return self
+
+    @property
+    def streams(self) -> int:
+        if self.scenario == "single-stream":
+            return 1
+        return self.concurrency or 0

@@ -1,0 +1,134 @@
+"""Records → the canonical ``summary.json`` dictionary (see docs/metrics.md)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.verdict import evaluate, session_meets_slos
+
+SUMMARY_SCHEMA = "agentic-bench/summary"
+SUMMARY_VERSION = 1
+LATENCY_METRICS = ("ttft", "itl", "tpot", "request", "turn", "session")
+
+
+@dataclass
+class RunInfo:
+    benchmark: str
+    complete: bool
+    duration_s: float
+    stop_reason: str = "done"
+    slos: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    accuracy: dict[str, Any] | None = None
+    planned_turns: int | None = None
+    truncated_record_lines: int = 0
+
+
+def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]:
+    llm: list[dict[str, Any]] = []
+    stages: dict[str, list[float]] = defaultdict(list)
+    turns: list[dict[str, Any]] = []
+    sessions: list[dict[str, Any]] = []
+    stage_errors: Counter[str] = Counter()
+    for rec in records:
+        rtype = rec.get("type")
+        if rtype == "step":
+            if rec.get("kind") == "llm":
+                llm.append(rec)
+                if rec.get("stage") and rec.get("status") == "ok":
+                    stages[rec["stage"]].append(rec["request_ms"])
+            elif rec.get("status") == "ok":
+                stages[rec.get("stage") or rec["kind"]].append(rec["duration_ms"])
+            else:
+                stage_errors[rec.get("error_type") or "error"] += 1
+        elif rtype == "turn":
+            turns.append(rec)
+        elif rtype == "session":
+            sessions.append(rec)
+    ok = [r for r in llm if r.get("status") == "ok"]
+    errors = Counter((r.get("error_type") or "error") for r in llm if r.get("status") != "ok")
+    errors.update(stage_errors)
+    ok_turns = [t for t in turns if t.get("status") == "ok"]
+    ok_sessions = [s for s in sessions if s.get("status") == "ok"]
+    planned_turns = sum(s.get("turns", 0) for s in sessions)
+    if run.planned_turns is not None:
+        planned_turns = max(planned_turns, run.planned_turns)
+    duration = max(run.duration_s, 1e-9)
+    out_tokens = sum(r.get("output_tokens") or 0 for r in ok)
+
+    summary: dict[str, Any] = {
+        "schema": SUMMARY_SCHEMA,
+        "version": SUMMARY_VERSION,
+        "benchmark": run.benchmark,
+        "complete": run.complete,
+        "stop_reason": run.stop_reason,
+        "duration_s": run.duration_s,
+        "counts": {
+            "sessions": len(sessions),
+            "sessions_ok": len(ok_sessions),
+            "turns": planned_turns,
+            "turns_ok": len(ok_turns),
+            "missing_turns": planned_turns - len(ok_turns),
+            "requests": len(llm),
+            "requests_ok": len(ok),
+            "errors": sum(errors.values()),
+            "errors_by_type": dict(sorted(errors.items())),
+            "unmatched_tool_calls": sum(t.get("unmatched_tool_calls", 0) for t in turns),
+            "output_tokens": out_tokens,
+        },
+        "latency_ms": {
+            "ttft": describe(r["ttft_ms"] for r in ok if "ttft_ms" in r),
+            "itl": describe(x for r in ok for x in r.get("itl_ms", ())),
+            "tpot": describe(r["tpot_ms"] for r in ok if "tpot_ms" in r),
+            "request": describe(r["request_ms"] for r in ok),
+            "turn": describe(t["latency_ms"] for t in ok_turns),
+            "session": describe(s["latency_ms"] for s in ok_sessions),
+        },
+        "stages_ms": {name: describe(values) for name, values in sorted(stages.items())},
+        "throughput": {
+            "requests_per_s": len(ok) / duration,
+            "output_tokens_per_s": out_tokens / duration,
+            "sessions_per_s": len(ok_sessions) / duration,
+        },
+        "goodput": {"sessions_per_s": _goodput(ok_sessions, llm, ok_turns, run.slos) / duration},
+        "tool_calls": _tool_call_rates(turns),
+        "accuracy": run.accuracy,
+        "harness": {
+            "schedule_lag_ms": describe(r["schedule_lag_ms"] for r in llm
+                                        if "schedule_lag_ms" in r),
+            "token_source": dict(Counter(r.get("token_source", "none") for r in ok)),
+            "truncated_record_lines": run.truncated_record_lines,
+        },
+        "slos": run.slos,
+        "config": run.config,
+        **run.extra,
+    }
+    summary["constraints"] = evaluate(summary, run.slos)
+    summary["result"] = "VALID" if all(c["ok"] for c in summary["constraints"]) else "INVALID"
+    return summary
+
+
+def _goodput(ok_sessions: list[dict[str, Any]], llm: list[dict[str, Any]],
+             turns: list[dict[str, Any]], slos: dict[str, float]) -> int:
+    by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in llm:
+        by_session[r["session_id"]].append(r)
+    turns_by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in turns:
+        turns_by[t["session_id"]].append(t)
+    return sum(
+        1 for s in ok_sessions
+        if session_meets_slos(by_session[s["session_id"]], turns_by[s["session_id"]], slos)
+    )
+
+
+def _tool_call_rates(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    scored = sum(t.get("tool_calls_scored", 0) for t in turns)
+    matched = sum(t.get("tool_calls_matched", 0) for t in turns)
+    return {"scored": scored, "matched": matched,
+            "match_rate": matched / scored if scored else None}

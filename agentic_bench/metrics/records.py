@@ -1,0 +1,110 @@
+"""Run records: one JSON line per step (plus turn, session and run lines), flushed as written.
+
+A record is a plain ``dict``; :func:`step_record` builds the one for an LLM call from a
+:class:`ChatResult`. Times in records are nanoseconds relative to the run's start (``t0``)
+plus derived milliseconds, so a file is readable without the start instant.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from agentic_bench.transport.result import ChatResult
+
+NS_PER_MS = 1_000_000
+
+
+def _ms(ns: int | None) -> float | None:
+    return None if ns is None else ns / NS_PER_MS
+
+
+def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int) -> dict[str, Any]:
+    """Timing and outcome fields of one chat call (the caller adds ids and scoring)."""
+    rec: dict[str, Any] = {
+        "kind": "llm",
+        "status": result.status,
+        "t_scheduled_ns": scheduled_ns - t0_ns,
+        "t_sent_ns": result.t_sent_ns - t0_ns,
+        "t_end_ns": result.t_end_ns - t0_ns,
+        "schedule_lag_ms": (result.t_sent_ns - scheduled_ns) / NS_PER_MS,
+        "request_ms": (result.t_end_ns - result.t_sent_ns) / NS_PER_MS,
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "token_source": "usage" if result.output_tokens is not None else "chunks",
+        "chunks": result.chunks,
+    }
+    if result.t_first_token_ns is not None:
+        rec["t_first_token_ns"] = result.t_first_token_ns - t0_ns
+        rec["ttft_ms"] = (result.t_first_token_ns - result.t_sent_ns) / NS_PER_MS
+    times = result.token_times_ns
+    rec["itl_ms"] = [round((b - a) / NS_PER_MS, 4) for a, b in itertools.pairwise(times)]
+    if result.output_tokens is None:
+        rec["output_tokens"] = len(times)  # one content-carrying chunk ≈ one token
+    out = rec["output_tokens"]
+    if result.t_first_token_ns is not None and out and out > 1:
+        rec["tpot_ms"] = (result.t_end_ns - result.t_first_token_ns) / NS_PER_MS / (out - 1)
+    if result.http_status is not None:
+        rec["http_status"] = result.http_status
+    if result.status != "ok":
+        rec["error_type"] = result.error_type
+        rec["error"] = result.error
+    if result.finish_reason:
+        rec["finish_reason"] = result.finish_reason
+    return rec
+
+
+@dataclass
+class RecordWriter:
+    """Appends records to ``records.jsonl``; every line is flushed as it is written."""
+
+    path: Path
+    _fh: IO[str] | None = None
+    fsync: bool = False
+
+    def open(self) -> RecordWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a", encoding="utf-8")
+        return self
+
+    def write(self, record: dict[str, Any]) -> None:
+        assert self._fh is not None, "writer not opened"
+        self._fh.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
+        self._fh.flush()
+        if self.fsync:
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+@dataclass
+class ReadResult:
+    records: list[dict[str, Any]]
+    truncated_lines: int
+
+
+def read_records(path: str | Path) -> ReadResult:
+    """Read ``records.jsonl``; a torn last line (power loss) is skipped and counted."""
+    records: list[dict[str, Any]] = []
+    bad = 0
+    for line in _lines(Path(path)):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            bad += 1
+    return ReadResult(records, bad)
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                yield line

@@ -1,0 +1,78 @@
+"""Constraints and the MLPerf-style VALID/INVALID verdict.
+
+SLO keys (``--slo KEY=VALUE``, or a benchmark's defaults):
+``ttft_p99_ms``, ``tpot_p99_ms``, ``turn_p90_ms`` (upper limits), ``min_duration_s``,
+``min_sessions`` (lower limits), ``accuracy`` (lower limit on the task's headline accuracy).
+Always checked: the run completed, and no turn is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+UPPER = {"ttft_p99_ms": ("ttft", "p99"), "tpot_p99_ms": ("tpot", "p99"),
+         "turn_p90_ms": ("turn", "p90")}
+LOWER = ("min_duration_s", "min_sessions", "accuracy")
+SLO_KEYS = (*UPPER, *LOWER)
+
+
+def parse_slos(items: list[str] | None) -> dict[str, float]:
+    """``["ttft_p99_ms=2000", "tpot_p99_ms=200,min_sessions=10"]`` → dict."""
+    out: dict[str, float] = {}
+    for item in items or []:
+        for part in filter(None, (p.strip() for p in item.split(","))):
+            key, sep, value = part.partition("=")
+            if not sep or key not in SLO_KEYS:
+                raise ConfigError(
+                    f"--slo {part!r}: expected KEY=VALUE with KEY in {', '.join(SLO_KEYS)}")
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise ConfigError(f"--slo {part!r}: {value!r} is not a number") from None
+    return out
+
+
+def _c(name: str, value: Any, limit: Any, op: str, ok: bool) -> dict[str, Any]:
+    return {"name": name, "value": value, "limit": limit, "op": op, "ok": bool(ok)}
+
+
+def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, Any]]:
+    """Constraint rows for ``summary``; the run is VALID when every row is ok."""
+    rows = [
+        _c("complete", summary["complete"], True, "==", summary["complete"]),
+        _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
+           summary["counts"]["missing_turns"] == 0),
+    ]
+    for key, (metric, stat) in UPPER.items():
+        if key in slos:
+            value = summary["latency_ms"][metric][stat]
+            rows.append(_c(key, value, slos[key], "<=", value is not None and value <= slos[key]))
+    if "min_duration_s" in slos:
+        value = summary["duration_s"]
+        rows.append(_c("min_duration_s", value, slos["min_duration_s"], ">=",
+                       value >= slos["min_duration_s"]))
+    if "min_sessions" in slos:
+        value = summary["counts"]["sessions_ok"]
+        rows.append(_c("min_sessions", value, slos["min_sessions"], ">=",
+                       value >= slos["min_sessions"]))
+    if "accuracy" in slos:
+        value = (summary.get("accuracy") or {}).get("headline")
+        rows.append(_c("accuracy", value, slos["accuracy"], ">=",
+                       value is not None and value >= slos["accuracy"]))
+    return rows
+
+
+def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any]],
+                       slos: dict[str, float]) -> bool:
+    """Per-session goodput test: every request and turn within the latency limits."""
+    ttft, tpot, turn = slos.get("ttft_p99_ms"), slos.get("tpot_p99_ms"), slos.get("turn_p90_ms")
+    for r in requests:
+        if r.get("status") != "ok":
+            return False
+        if ttft is not None and (r.get("ttft_ms") is None or r["ttft_ms"] > ttft):
+            return False
+        if tpot is not None and r.get("tpot_ms") is not None and r["tpot_ms"] > tpot:
+            return False
+    return not (turn is not None and any(t["latency_ms"] > turn for t in turns))

@@ -1,0 +1,264 @@
+"""Replay one recorded session against an endpoint, writing a record for every step.
+
+History policies:
+- ``recorded``: every LLM step is sent with the recorded history; the reply is scored against
+  the recorded output (tool-call match) but never fed back. Deterministic and comparable.
+- ``live``: the model's replies are fed back. A tool call gets the recorded result when its
+  name and arguments match a recorded tool step, otherwise an explicit "no recorded result"
+  tool message (counted as ``unmatched_tool_calls``). A turn ends when the model answers
+  without tool calls or after ``live_max_steps`` LLM calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.metrics.records import NS_PER_MS, llm_record
+from agentic_bench.replay.history import (
+    assistant_message,
+    messages_before,
+    recorded_assistant,
+    request_body,
+    with_salt,
+)
+from agentic_bench.replay.matching import calls_match, decode_arguments, recorded_tool_result
+from agentic_bench.replay.think import ThinkPolicy
+from agentic_bench.trace.model import LlmStep, Session, ToolCall
+from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.result import ChatResult
+
+NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"
+RecordSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class ReplayOptions:
+    model: str
+    history: str = "recorded"
+    think: ThinkPolicy = field(default_factory=ThinkPolicy)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    request_timeout_s: float = 300.0
+    turn_timeout_s: float | None = None
+    live_max_steps: int = 25
+    salt: str | None = None
+
+
+@dataclass
+class SessionTicket:
+    index: int
+    session: Session
+    scheduled_ns: int
+    worker: int = 0
+
+    @property
+    def session_id(self) -> str:
+        return f"{self.session.session_id}#{self.index}"
+
+
+@dataclass
+class SessionOutcome:
+    session_id: str
+    status: str
+    turns: int
+    turns_ok: int
+    requests: int
+    errors: int
+
+
+async def sleep_until(deadline_ns: int) -> None:
+    delay = (deadline_ns - perf_counter_ns()) / 1e9
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+class SessionReplayer:
+    def __init__(
+        self, transport: ChatTransport, sink: RecordSink, options: ReplayOptions, t0_ns: int
+    ) -> None:
+        self.transport = transport
+        self.sink = sink
+        self.options = options
+        self.t0_ns = t0_ns
+
+    def _ids(self, ticket: SessionTicket, turn: int, step: int) -> dict[str, Any]:
+        return {"type": "step", "session_id": ticket.session_id,
+                "source_session": ticket.session.session_id, "session_index": ticket.index,
+                "worker": ticket.worker, "turn": turn, "step": step}
+
+    async def run(self, ticket: SessionTicket) -> SessionOutcome:
+        session = ticket.session
+        salt = f"{self.options.salt}-{ticket.index}" if self.options.salt else None
+        conversation: list[dict[str, Any]] = []
+        if self.options.history == "live" and session.system:
+            conversation.append({"role": "system", "content": session.system})
+        state = {"requests": 0, "errors": 0, "turns_ok": 0}
+        status = "ok"
+        cursor_ns = ticket.scheduled_ns
+        start_ns = ticket.scheduled_ns
+        try:
+            for ti, turn in enumerate(session.turns):
+                if ti > 0:
+                    think_ns = int(self.options.think.wait_s(turn.think_time_s) * 1e9)
+                    cursor_ns = perf_counter_ns() + think_ns
+                    await sleep_until(cursor_ns)
+                ok, cursor_ns = await self._run_turn(
+                    ticket, ti, cursor_ns, conversation, salt, state)
+                state["turns_ok"] += ok
+                if not ok:
+                    status = "error"
+        except asyncio.CancelledError:
+            status = "cancelled"
+            raise
+        finally:
+            end_ns = perf_counter_ns()
+            self.sink({
+                "type": "session", "session_id": ticket.session_id,
+                "source_session": session.session_id, "session_index": ticket.index,
+                "worker": ticket.worker, "category": session.category, "status": status,
+                "turns": len(session.turns), "turns_ok": state["turns_ok"],
+                "requests": state["requests"], "errors": state["errors"],
+                "t_scheduled_ns": ticket.scheduled_ns - self.t0_ns,
+                "t_end_ns": end_ns - self.t0_ns,
+                "latency_ms": (end_ns - start_ns) / NS_PER_MS,
+                "wall_time": time.time(),
+            })
+        return SessionOutcome(ticket.session_id, status, len(session.turns), state["turns_ok"],
+                              state["requests"], state["errors"])
+
+    async def _run_turn(
+        self, ticket: SessionTicket, ti: int, start_ns: int, conversation: list[dict[str, Any]],
+        salt: str | None, state: dict[str, int],
+    ) -> tuple[bool, int]:
+        tstate: dict[str, Any] = {"ok": True, "llm": 0, "matched": 0, "scored": 0,
+                                  "unmatched_tool_calls": 0, "cursor": start_ns}
+        turn_status = "ok"
+        try:
+            coro = self._turn_steps(ticket, ti, conversation, salt, state, tstate)
+            if self.options.turn_timeout_s:
+                await asyncio.wait_for(coro, self.options.turn_timeout_s)
+            else:
+                await coro
+        except TimeoutError:
+            tstate["ok"] = False
+            turn_status = "timeout"
+        except asyncio.CancelledError:
+            turn_status = "cancelled"
+            raise
+        finally:
+            end_ns = perf_counter_ns()
+            if turn_status == "ok" and not tstate["ok"]:
+                turn_status = "error"
+            self.sink({
+                "type": "turn", "session_id": ticket.session_id, "session_index": ticket.index,
+                "worker": ticket.worker, "turn": ti, "status": turn_status,
+                "t_start_ns": start_ns - self.t0_ns, "t_end_ns": end_ns - self.t0_ns,
+                "latency_ms": (end_ns - start_ns) / NS_PER_MS, "llm_calls": tstate["llm"],
+                "tool_calls_scored": tstate["scored"], "tool_calls_matched": tstate["matched"],
+                "unmatched_tool_calls": tstate["unmatched_tool_calls"],
+            })
+        return bool(tstate["ok"]), perf_counter_ns()
+
+    async def _turn_steps(
+        self, ticket: SessionTicket, ti: int, conversation: list[dict[str, Any]],
+        salt: str | None, state: dict[str, int], tstate: dict[str, Any],
+    ) -> None:
+        turn = ticket.session.turns[ti]
+        if self.options.history == "live":
+            conversation.append({"role": "user", "content": turn.user})
+            await self._live_turn(ticket, ti, conversation, salt, state, tstate)
+            return
+        for si, step in enumerate(turn.steps):
+            if isinstance(step, LlmStep):
+                msgs = with_salt(messages_before(ticket.session, ti, si), salt)
+                await self._llm(ticket, ti, si, step, msgs, state, tstate, step.output.tool_calls)
+            else:
+                await self._stage(ticket, ti, si, step.kind, step.duration_ms, tstate)
+
+    async def _live_turn(
+        self, ticket: SessionTicket, ti: int, conversation: list[dict[str, Any]],
+        salt: str | None, state: dict[str, int], tstate: dict[str, Any],
+    ) -> None:
+        session = ticket.session
+        recorded = [s for s in session.turns[ti].steps if isinstance(s, LlmStep)]
+        template = recorded[0] if recorded else LlmStep()
+        for si in range(self.options.live_max_steps):
+            expected = recorded[si].output.tool_calls if si < len(recorded) else None
+            result = await self._llm(ticket, ti, si, template, with_salt(conversation, salt),
+                                     state, tstate, expected)
+            if not result.ok:
+                if si < len(recorded):  # keep the conversation going with the recorded reply
+                    conversation.append(recorded_assistant(recorded[si], ti, si))
+                return
+            calls = [{**c, "id": c.get("id") or f"call_{ti}_{si}_{i}"}
+                     for i, c in enumerate(result.tool_calls)]
+            conversation.append(assistant_message(result.content, calls))
+            if not calls:
+                return
+            for call in calls:
+                args = decode_arguments(call.get("arguments", ""))
+                found = recorded_tool_result(session, ti, call["name"], args)
+                if found is None:
+                    tstate["unmatched_tool_calls"] += 1
+                conversation.append({"role": "tool", "tool_call_id": call["id"],
+                                     "content": found if found is not None else NO_RECORDED_RESULT})
+
+    def _score(self, tstate: dict[str, Any], match: bool | None) -> None:
+        if match is not None:
+            tstate["scored"] += 1
+            tstate["matched"] += int(match)
+
+    async def _llm(
+        self, ticket: SessionTicket, ti: int, si: int, step: LlmStep,
+        messages: list[dict[str, Any]], state: dict[str, int], tstate: dict[str, Any],
+        expected: list[ToolCall] | None,
+    ) -> ChatResult:
+        body = request_body(ticket.session, step, messages, self.options.model,
+                            self.options.overrides)
+        scheduled = tstate["cursor"]
+        state["requests"] += 1
+        tstate["llm"] += 1
+        t_issue = perf_counter_ns()
+        try:
+            result = await self.transport.chat(body, self.options.request_timeout_s)
+        except asyncio.CancelledError:
+            now = perf_counter_ns()
+            cancelled = ChatResult(t_sent_ns=t_issue, t_end_ns=now).fail(
+                "cancelled", "cancelled by the harness", status="cancelled")
+            self.sink({**self._ids(ticket, ti, si), **llm_record(cancelled, self.t0_ns, scheduled)})
+            raise
+        except Exception as exc:
+            result = ChatResult(t_sent_ns=t_issue, t_end_ns=perf_counter_ns()).fail(
+                "internal", f"{type(exc).__name__}: {exc}")
+        rec = {**self._ids(ticket, ti, si), **llm_record(result, self.t0_ns, scheduled)}
+        if result.ok:
+            rec["tool_calls"] = result.tool_calls
+            rec["content_chars"] = len(result.content)
+            if expected is not None:
+                match = calls_match(result.tool_calls, expected)
+                rec["tool_call_match"] = match
+                self._score(tstate, match)
+        else:
+            state["errors"] += 1
+            tstate["ok"] = False
+        self.sink(rec)
+        tstate["cursor"] = result.t_end_ns
+        return result
+
+    async def _stage(
+        self, ticket: SessionTicket, ti: int, si: int, kind: str, recorded_ms: float,
+        tstate: dict[str, Any],
+    ) -> None:
+        start = perf_counter_ns()
+        deadline = start + int(self.options.think.wait_s(recorded_ms / 1000.0) * 1e9)
+        await sleep_until(deadline)
+        end = perf_counter_ns()
+        tstate["cursor"] = end
+        self.sink({**self._ids(ticket, ti, si), "kind": kind, "status": "ok",
+                   "executed": "simulated", "recorded_ms": recorded_ms,
+                   "t_sent_ns": start - self.t0_ns, "t_end_ns": end - self.t0_ns,
+                   "duration_ms": (end - start) / NS_PER_MS})

@@ -1,0 +1,88 @@
+"""Live progress: a rich status line on a terminal, plain periodic lines otherwise.
+
+Shows sessions done/total, requests/s, rolling TTFT p50/p99 (last 500 requests), errors and
+an ETA. ``--quiet`` turns it off. Updates run on a timer, never per record, so progress
+costs the measured path almost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import deque
+from time import perf_counter
+from typing import Any
+
+PLAIN_EVERY_S = 5.0
+
+
+class Progress:
+    def __init__(self, total: int | None, quiet: bool = False) -> None:
+        self.total = total
+        self.quiet = quiet
+        self.sessions = 0
+        self.requests = 0
+        self.errors = 0
+        self.ttft: deque[float] = deque(maxlen=500)
+        self.t_start = perf_counter()
+        self._task: asyncio.Task[None] | None = None
+        self._live: Any = None
+        self.tty = sys.stderr.isatty()
+
+    def on_record(self, rec: dict[str, Any]) -> None:
+        rtype = rec.get("type")
+        if rtype == "session":
+            self.sessions += 1
+        elif rtype == "step" and rec.get("kind") == "llm":
+            self.requests += 1
+            if rec.get("status") != "ok":
+                self.errors += 1
+            elif "ttft_ms" in rec:
+                self.ttft.append(rec["ttft_ms"])
+
+    def line(self) -> str:
+        elapsed = perf_counter() - self.t_start
+        rate = self.requests / elapsed if elapsed > 0 else 0.0
+        ttft = sorted(self.ttft)
+        p50 = f"{ttft[len(ttft) // 2]:.1f}" if ttft else "-"
+        p99 = f"{ttft[min(len(ttft) - 1, int(len(ttft) * 0.99))]:.1f}" if ttft else "-"
+        total = f"/{self.total}" if self.total else ""
+        eta = ""
+        if self.total and self.sessions:
+            left = elapsed / self.sessions * (self.total - self.sessions)
+            eta = f"  ETA {left:,.0f}s"
+        return (f"sessions {self.sessions}{total}  requests {self.requests} ({rate:.1f}/s)  "
+                f"TTFT p50 {p50} ms p99 {p99} ms  errors {self.errors}  {elapsed:,.0f}s{eta}")
+
+    def start(self) -> None:
+        if self.quiet:
+            return
+        self.t_start = perf_counter()
+        if self.tty:
+            from rich.console import Console
+            from rich.live import Live
+
+            self._live = Live(self.line(), console=Console(stderr=True), refresh_per_second=4,
+                              transient=False)
+            self._live.start()
+        self._task = asyncio.ensure_future(self._tick())
+
+    async def _tick(self) -> None:
+        every = 0.25 if self.tty else PLAIN_EVERY_S
+        while True:
+            await asyncio.sleep(every)
+            if self._live is not None:
+                self._live.update(self.line())
+            else:
+                print(self.line(), file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        if self._live is not None:
+            self._live.update(self.line())
+            self._live.stop()
+            self._live = None
+        elif not self.quiet:
+            print(self.line(), file=sys.stderr, flush=True)

@@ -1,0 +1,68 @@
+"""``summary.txt``: a short human summary in the spirit of mlperf_log_summary.txt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.2f}{unit}"
+    return f"{value}{unit}"
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    c = summary["counts"]
+    lines = [
+        "================================================",
+        "agentic-bench results summary",
+        "================================================",
+        f"Benchmark : {summary['benchmark']}",
+        f"Scenario  : {summary.get('scenario', {}).get('scenario', '-')}",
+        f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
+        f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
+        f"Result is : {summary['result']}",
+        f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
+        f"Duration  : {summary['duration_s']:.2f} s",
+        "",
+        f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok   turns {c['turns_ok']}/{c['turns']} "
+        f"(missing {c['missing_turns']})   requests {c['requests_ok']}/{c['requests']} ok",
+        f"Errors    : {c['errors']} " + (str(c["errors_by_type"]) if c["errors_by_type"] else ""),
+        "",
+        f"{'latency (ms)':<14}{'count':>8}{'mean':>10}{'p50':>10}{'p90':>10}{'p99':>10}{'max':>10}",
+    ]
+    for name, stats in summary["latency_ms"].items():
+        lines.append(f"{name:<14}{stats['count']:>8}" + "".join(
+            f"{_fmt(stats[k]):>10}" for k in ("mean", "p50", "p90", "p99", "max")))
+    stages = summary.get("stages_ms") or {}
+    if stages:
+        lines.append("")
+        lines.append("stages (ms)")
+        for name, stats in stages.items():
+            lines.append(f"  {name:<12}{stats['count']:>8}" + "".join(
+                f"{_fmt(stats[k]):>10}" for k in ("mean", "p50", "p90", "p99", "max")))
+    t = summary["throughput"]
+    lines += [
+        "",
+        f"Throughput: {t['requests_per_s']:.2f} req/s, "
+        f"{t['output_tokens_per_s']:.1f} output tok/s, "
+        f"{t['sessions_per_s']:.3f} sessions/s; goodput "
+        f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
+    ]
+    tc = summary.get("tool_calls") or {}
+    if tc.get("scored"):
+        lines.append(f"Tool calls: {tc['matched']}/{tc['scored']} match the recorded calls "
+                     f"({tc['match_rate']:.1%})")
+    acc = summary.get("accuracy")
+    if acc:
+        lines.append(f"Accuracy  : {_fmt(acc.get('headline'))} ({acc.get('metric', '')})")
+    lag = summary["harness"]["schedule_lag_ms"]
+    lines += ["", f"Schedule lag (ms): p50 {_fmt(lag['p50'])}  p99 {_fmt(lag['p99'])}  "
+              f"max {_fmt(lag['max'])}", "", "Constraints:"]
+    for row in summary["constraints"]:
+        mark = "ok " if row["ok"] else "FAIL"
+        lines.append(f"  [{mark}] {row['name']}: {_fmt(row['value'])} {row['op']} "
+                     f"{_fmt(row['limit'])}")
+    return "\n".join(lines) + "\n"

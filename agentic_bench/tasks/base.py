@@ -1,0 +1,25 @@
+"""The public task interface: what a benchmark (built-in or plugin) provides.
+
+A task is an object with a ``name``, a one-line ``summary``, ``add_arguments(parser)`` for
+its own options, and ``workload(args) -> Workload`` which loads its sessions and returns the
+executor and scorer the harness runs. Register it in the ``agentic_bench.plugins``
+entry-point group (built-ins do the same, in this project's pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Protocol, runtime_checkable
+
+from agentic_bench.workload import Workload
+
+
+@runtime_checkable
+class Task(Protocol):
+    name: str
+    summary: str
+    default_scenario: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def workload(self, args: argparse.Namespace) -> Workload: ...

@@ -1,0 +1,19 @@
+"""The plain replay workload: sessions of a validated trace file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentic_bench.load.runner import SessionSource
+from agentic_bench.trace.jsonl import TraceFile
+from agentic_bench.workload import Workload, replay_executor
+
+
+def trace_workload(path: Path, name: str = "replay") -> Workload:
+    trace = TraceFile(path)  # raises TraceError (exit 2) before anything is sent
+    cache = [trace.session(i) for i in range(len(trace))] if len(trace) <= 100_000 else None
+    offsets = [s.start_offset_s for s in cache] if cache is not None else None
+    get = cache.__getitem__ if cache is not None else trace.session
+    source = SessionSource(len(trace), get, offsets)
+    return Workload(name=name, source=source, make_executor=replay_executor,
+                    info={"trace": str(path), "trace_sessions": len(trace)})

@@ -1,0 +1,143 @@
+"""Trace data model: session → turns → steps (pydantic v2).
+
+A trace file is JSONL, one :class:`Session` per line, ``schema_version`` on every line.
+See ``docs/trace-format.md`` for the field-by-field description.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1"
+SUPPORTED_SCHEMA_VERSIONS = frozenset({SCHEMA_VERSION})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class ToolCall(_Strict):
+    """A tool call as the assistant made it (arguments already decoded from JSON)."""
+
+    id: str | None = None
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Usage(_Strict):
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+
+
+class AssistantOutput(_Strict):
+    """What the assistant produced in a recorded LLM call."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+class Document(_Strict):
+    id: str | None = None
+    title: str | None = None
+    text: str = ""
+    score: float | None = None
+
+
+class LlmStep(_Strict):
+    """One chat-completion call.
+
+    ``messages`` (optional) is the exact recorded request history; when absent the replayer
+    derives the history from the session (system, user turns, earlier outputs, tool results,
+    retrieved documents).
+    """
+
+    kind: Literal["llm"] = "llm"
+    messages: list[dict[str, Any]] | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    output: AssistantOutput = Field(default_factory=AssistantOutput)
+    usage: Usage | None = None
+    duration_ms: float | None = Field(default=None, ge=0)
+    ttft_ms: float | None = Field(default=None, ge=0)
+
+
+class ToolStep(_Strict):
+    """A tool execution between LLM calls (not executed for real by a plain replay)."""
+
+    kind: Literal["tool"] = "tool"
+    call_id: str | None = None
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: str = ""
+    duration_ms: float = Field(default=0.0, ge=0)
+
+
+class RetrieveStep(_Strict):
+    kind: Literal["retrieve"] = "retrieve"
+    query: str = ""
+    documents: list[Document] = Field(default_factory=list)
+    k: int | None = Field(default=None, ge=1)
+    duration_ms: float = Field(default=0.0, ge=0)
+
+
+class RerankStep(_Strict):
+    kind: Literal["rerank"] = "rerank"
+    query: str = ""
+    documents: list[Document] = Field(default_factory=list)
+    duration_ms: float = Field(default=0.0, ge=0)
+
+
+class EmbedStep(_Strict):
+    kind: Literal["embed"] = "embed"
+    inputs: list[str] = Field(default_factory=list)
+    duration_ms: float = Field(default=0.0, ge=0)
+
+
+Step = Annotated[
+    LlmStep | ToolStep | RetrieveStep | RerankStep | EmbedStep, Field(discriminator="kind")
+]
+STEP_KINDS = ("llm", "tool", "retrieve", "rerank", "embed")
+
+
+class Turn(_Strict):
+    """One user message and everything the system did to answer it."""
+
+    user: str
+    think_time_s: float = Field(default=0.0, ge=0, description="user wait before this turn")
+    steps: list[Step] = Field(default_factory=list)
+    references: dict[str, Any] = Field(default_factory=dict)
+
+
+class References(_Strict):
+    """What a correct run of the session looks like (for scoring)."""
+
+    answer: str | None = None
+    documents: list[str] = Field(default_factory=list)
+    tool_calls: list[list[ToolCall]] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Session(_Strict):
+    """One task instance: a conversation, an agent trajectory, a RAG question."""
+
+    schema_version: str
+    session_id: str = Field(min_length=1)
+    system: str | None = None
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    turns: list[Turn] = Field(min_length=1)
+    start_offset_s: float | None = Field(default=None, ge=0)
+    category: str | None = None
+    references: References = Field(default_factory=References)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def tool_names(self) -> set[str]:
+        names: set[str] = set()
+        for tool in self.tools:
+            fn = tool.get("function", tool)
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                names.add(fn["name"])
+        return names
+
+    def llm_step_count(self) -> int:
+        return sum(1 for t in self.turns for s in t.steps if s.kind == "llm")

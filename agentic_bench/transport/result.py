@@ -1,0 +1,53 @@
+"""What one chat-completion call produced, with its nanosecond timestamps.
+
+All ``t_*`` fields are ``time.perf_counter_ns()`` readings (monotonic; never compared across
+processes). ``token_times_ns`` holds the arrival time of every content-carrying chunk
+(content or tool-call delta), in order; ``t_first_token_ns`` is its first element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["ok", "error", "cancelled"]
+ERROR_TYPES = (
+    "connect",  # could not connect / connection refused / DNS
+    "timeout",  # request or turn timeout
+    "http_status",  # non-2xx response
+    "disconnect",  # stream ended early (no [DONE], or the socket closed mid-stream)
+    "malformed",  # a chunk that is not valid JSON / not a chat chunk
+    "cancelled",  # cancelled by the harness (interrupt past the grace period)
+    "internal",  # a bug or an unexpected exception in the harness
+)
+
+
+@dataclass(slots=True)
+class ChatResult:
+    status: Status = "ok"
+    error_type: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    t_sent_ns: int = 0
+    t_first_byte_ns: int | None = None
+    t_first_token_ns: int | None = None
+    t_end_ns: int = 0
+    token_times_ns: list[int] = field(default_factory=list)
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {id, name, arguments(str)}
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    chunks: int = 0
+    model: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def fail(self, error_type: str, message: str, status: Status = "error") -> ChatResult:
+        self.status = status
+        self.error_type = error_type
+        self.error = message[:500]
+        return self

@@ -1,0 +1,42 @@
+"""What a benchmark hands the harness: sessions, an executor, and optional scoring.
+
+The replay of a trace is one workload; a task (agentic-edge, rag-e2e, a plugin) is another.
+The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentic_bench.load.runner import Execute, SessionSource
+from agentic_bench.replay.session import RecordSink, ReplayOptions, SessionReplayer
+from agentic_bench.transport.client import ChatTransport
+
+
+@dataclass
+class ExecContext:
+    transport: ChatTransport
+    sink: RecordSink
+    t0_ns: int
+    options: ReplayOptions
+
+
+Scorer = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
+
+
+@dataclass
+class Workload:
+    name: str
+    source: SessionSource
+    make_executor: Callable[[ExecContext], Execute]
+    score: Scorer | None = None
+    default_slos: dict[str, float] = field(default_factory=dict)
+    default_scenario: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    planned_turns: Callable[[int], int] | None = None
+
+
+def replay_executor(ctx: ExecContext) -> Execute:
+    return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run

@@ -1,0 +1,109 @@
+"""Shared fixtures: trace builders and a real latency simulator on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_trace(path: Path, sessions: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(s) + "\n" for s in sessions), encoding="utf-8")
+    return path
+
+
+def simple_session(i: int, turns: int = 1, think_s: float = 0.0, **llm: Any) -> dict[str, Any]:
+    return {
+        "schema_version": "1", "session_id": f"s{i}",
+        "turns": [{"user": f"question {i}.{t}", "think_time_s": think_s,
+                   "steps": [{"kind": "llm", **llm}]} for t in range(turns)],
+    }
+
+
+@pytest.fixture
+def trace_factory(tmp_path: Path) -> Callable[..., Path]:
+    def make(n: int, turns: int = 1, think_s: float = 0.0, name: str = "t.jsonl",
+             **llm: Any) -> Path:
+        return write_trace(tmp_path / name,
+                           [simple_session(i, turns, think_s, **llm) for i in range(n)])
+    return make
+
+
+class Sim:
+    def __init__(self, proc: subprocess.Popen[str], url: str) -> None:
+        self.proc = proc
+        self.url = url
+        self.requests: int | None = None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                out, _ = self.proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                out, _ = self.proc.communicate()
+            for line in out.splitlines():
+                if line.startswith("sim stopped after"):
+                    self.requests = int(line.split()[3])
+
+
+def start_sim(*args: str, env: dict[str, str] | None = None) -> Sim:
+    port = free_port()
+    cmd = [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **(env or {})})
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return Sim(proc, f"http://127.0.0.1:{port}/v1")
+        except OSError:
+            if proc.poll() is not None:
+                out = proc.stdout.read() if proc.stdout else ""
+                raise RuntimeError(f"sim exited: {out}") from None
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("sim did not start")
+
+
+@pytest.fixture
+def sim_factory() -> Iterator[Callable[..., Sim]]:
+    sims: list[Sim] = []
+
+    def make(*args: str, env: dict[str, str] | None = None) -> Sim:
+        sim = start_sim(*args, env=env)
+        sims.append(sim)
+        return sim
+
+    yield make
+    for sim in sims:
+        sim.stop()
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agentic_bench", *args], capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    return run_cli

@@ -1,0 +1,110 @@
+"""Bad input is an exit-2 error before anything is sent; interrupts lose nothing."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def unused_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_help_is_fast(cli) -> None:
+    t = time.perf_counter()
+    res = cli("--help")
+    assert res.returncode == 0 and "replay" in res.stdout
+    assert time.perf_counter() - t < 1.0
+    res = subprocess.run([sys.executable, "-X", "importtime", "-m", "agentic_bench", "--help"],
+                         capture_output=True, text=True)
+    for heavy in ("torch", "faiss", "sentence_transformers", "langgraph", "llama_cpp",
+                  "datasets", "aiohttp", "pydantic"):
+        assert f" {heavy}\n" not in res.stderr and f" {heavy}." not in res.stderr, heavy
+
+
+def test_malformed_trace_exits_2_and_sends_nothing(sim_factory, cli, tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "1")
+    trace = tmp_path / "bad.jsonl"
+    good = {"schema_version": "1", "session_id": "a", "turns": [{"user": "u"}]}
+    trace.write_text(json.dumps(good) + "\n" + '{"schema_version": "1", "session_id": \n')
+    res = cli("replay", str(trace), "--endpoint", sim.url, "--out", str(tmp_path / "o"))
+    assert res.returncode == 2
+    assert f"{trace}:2:" in res.stderr
+    sim.stop()
+    assert sim.requests == 0
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("case", ["unreachable", "unknown-model", "rejected-key"])
+def test_endpoint_problems_exit_2(case: str, sim_factory, trace_factory, cli,
+                                  tmp_path: Path) -> None:
+    trace = trace_factory(2)
+    env = {"AB_TEST_KEY": "right-key"}
+    if case == "unreachable":
+        url, extra = f"http://127.0.0.1:{unused_port()}/v1", []
+    elif case == "unknown-model":
+        url, extra = sim_factory().url, ["--model", "gpt-9"]
+    else:
+        url = sim_factory("--api-key-env", "AB_TEST_KEY", env=env).url
+        extra = ["--api-key-env", "WRONG_KEY"]
+        env["WRONG_KEY"] = "wrong-key"
+    res = cli("replay", str(trace), "--endpoint", url, *extra, "--out", str(tmp_path / "o"),
+              env=env)
+    assert res.returncode == 2, res.stderr
+    text = {"unreachable": "cannot reach", "unknown-model": "gpt-9",
+            "rejected-key": "rejected the API key"}[case]
+    assert text in res.stderr
+
+
+def test_api_key_never_written(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
+    sentinel = "sk-SENTINEL-0123456789abcdef"
+    sim = sim_factory("--api-key-env", "SENTINEL_KEY", "--ttft-ms", "1", "--itl-ms", "1",
+                      env={"SENTINEL_KEY": sentinel})
+    out = tmp_path / "o"
+    res = cli("replay", str(trace_factory(4)), "--endpoint", sim.url, "--api-key-env",
+              "SENTINEL_KEY", "--out", str(out), env={"SENTINEL_KEY": sentinel})
+    assert res.returncode == 0, res.stderr
+    assert json.loads((out / "summary.json").read_text())["counts"]["requests_ok"] == 4
+    assert sentinel not in res.stdout + res.stderr
+    for path in out.rglob("*"):
+        assert sentinel not in path.read_text(errors="replace"), path
+
+
+def test_sigint_keeps_every_completed_step(sim_factory, trace_factory, tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "20", "--itl-ms", "5", "--output-tokens", "20")
+    trace = trace_factory(400, turns=2, think_s=0.05)
+    out = tmp_path / "o"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentic_bench", "replay", str(trace), "--endpoint", sim.url,
+         "--scenario", "concurrency", "--concurrency", "4", "--grace", "5", "--out", str(out),
+         "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (
+            not records.exists() or records.read_text().count('"type":"session"') < 20):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 3, err
+    lines = records.read_text().splitlines()
+    recs = [json.loads(x) for x in lines]  # every line is whole
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and summary["result"] == "INVALID"
+    assert summary["stop_reason"] == "interrupted"
+    steps = [r for r in recs if r["type"] == "step"]
+    assert summary["counts"]["requests"] == len(steps)
+    assert 20 * 2 <= len(steps) < 800
+    assert all(r["status"] == "ok" for r in steps)  # in-flight ones finished within grace
+    assert proc.poll() is not None

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.metrics import RunInfo, describe, parse_slos, percentile, summarize
+
+
+def test_percentiles_match_numpy_linear() -> None:
+    rng = random.Random(5)
+    data = sorted(rng.random() * 100 for _ in range(1001))
+    for p in (0, 50, 90, 95, 99, 100):
+        assert percentile(data, p) == pytest.approx(float(np.percentile(data, p)))
+    stats = describe([3.0, 1.0, 2.0])
+    assert stats["count"] == 3 and stats["mean"] == 2.0 and stats["p50"] == 2.0
+    assert describe([])["p99"] is None
+
+
+def step(sid: str, ttft: float, status: str = "ok", **kw: object) -> dict:
+    rec = {"type": "step", "kind": "llm", "session_id": sid, "status": status,
+           "request_ms": ttft + 50, "schedule_lag_ms": 0.1, "output_tokens": 6,
+           "itl_ms": [10.0] * 5, "token_source": "usage"}
+    if status == "ok":
+        rec |= {"ttft_ms": ttft, "tpot_ms": 10.0}
+    else:
+        rec |= {"error_type": "timeout"}
+    return rec | kw
+
+
+def records() -> list[dict]:
+    return [
+        step("a", 100.0), step("a", 120.0),
+        {"type": "turn", "session_id": "a", "status": "ok", "latency_ms": 400.0},
+        {"type": "session", "session_id": "a", "status": "ok", "turns": 1,
+         "latency_ms": 420.0},
+        step("b", 900.0),
+        step("b", 0.0, status="error"),
+        {"type": "turn", "session_id": "b", "status": "error", "latency_ms": 1.0},
+        {"type": "turn", "session_id": "b", "status": "ok", "latency_ms": 950.0},
+        {"type": "session", "session_id": "b", "status": "error", "turns": 3,
+         "latency_ms": 960.0},
+        {"type": "step", "kind": "tool", "session_id": "a", "status": "ok", "duration_ms": 5.0},
+    ]
+
+
+def test_summary_counts_latencies_and_verdict() -> None:
+    s = summarize(records(), RunInfo("t", complete=True, duration_s=2.0,
+                                     slos={"ttft_p99_ms": 1000.0}))
+    c = s["counts"]
+    assert (c["sessions"], c["sessions_ok"], c["requests"], c["requests_ok"]) == (2, 1, 4, 3)
+    assert c["turns"] == 4 and c["turns_ok"] == 2 and c["missing_turns"] == 2
+    assert c["errors"] == 1 and c["errors_by_type"] == {"timeout": 1}
+    assert s["latency_ms"]["ttft"]["count"] == 3  # the failed request is excluded
+    assert s["latency_ms"]["ttft"]["max"] == 900.0
+    assert s["latency_ms"]["itl"]["count"] == 15
+    assert s["stages_ms"]["tool"]["mean"] == 5.0
+    assert s["throughput"]["requests_per_s"] == 1.5
+    assert s["goodput"]["sessions_per_s"] == 0.5
+    rows = {r["name"]: r for r in s["constraints"]}
+    assert rows["missing_turns"]["ok"] is False and rows["ttft_p99_ms"]["ok"] is True
+    assert s["result"] == "INVALID"
+    for key in ("ttft", "itl", "tpot", "request", "turn", "session"):
+        assert set(s["latency_ms"][key]) >= {"mean", "p50", "p90", "p95", "p99", "max"}
+
+
+def test_goodput_applies_slos_per_session() -> None:
+    recs = records()[:4]
+    ok = summarize(recs, RunInfo("t", True, 1.0, slos={"ttft_p99_ms": 110.0}))
+    assert ok["goodput"]["sessions_per_s"] == 0.0  # 120 ms > 110 ms
+    assert ok["result"] == "INVALID"
+    ok2 = summarize(recs, RunInfo("t", True, 1.0, slos={"ttft_p99_ms": 130.0}))
+    assert ok2["goodput"]["sessions_per_s"] == 1.0 and ok2["result"] == "VALID"
+
+
+def test_incomplete_run_is_invalid() -> None:
+    s = summarize(records()[:4], RunInfo("t", complete=False, duration_s=1.0))
+    assert s["complete"] is False and s["result"] == "INVALID"
+
+
+def test_parse_slos() -> None:
+    assert parse_slos(["ttft_p99_ms=2000,tpot_p99_ms=200", "min_sessions=3"]) == {
+        "ttft_p99_ms": 2000.0, "tpot_p99_ms": 200.0, "min_sessions": 3.0}
+    with pytest.raises(ConfigError):
+        parse_slos(["bogus=1"])
+    with pytest.raises(ConfigError):
+        parse_slos(["ttft_p99_ms=fast"])

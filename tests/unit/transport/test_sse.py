@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+
+from agentic_bench.transport import ChatResult, assemble_stream
+
+
+def ev(delta: dict | None = None, usage: dict | None = None, finish: str | None = None) -> bytes:
+    body: dict = {"choices": [] if delta is None else [
+        {"index": 0, "delta": delta, "finish_reason": finish}]}
+    if usage:
+        body["usage"] = usage
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+DONE = b"data: [DONE]\n\n"
+
+
+def test_content_chunks_timestamps_and_usage() -> None:
+    chunks = [(10, ev({"role": "assistant"})), (20, ev({"content": "a"})),
+              (35, ev({"content": "b"}) + ev({"content": "c"})),
+              (50, ev({}, finish="stop") + ev(usage={"prompt_tokens": 7,
+                                                      "completion_tokens": 3}) + DONE)]
+    r = assemble_stream(ChatResult(t_sent_ns=0), chunks)
+    assert r.ok and r.content == "abc"
+    assert r.token_times_ns == [20, 35, 35]  # role-only chunk carries no token
+    assert r.t_first_token_ns == 20
+    assert (r.input_tokens, r.output_tokens, r.finish_reason) == (7, 3, "stop")
+
+
+def test_event_split_across_chunks_is_dated_by_completing_chunk() -> None:
+    whole = ev({"content": "xy"})
+    chunks = [(5, whole[:9]), (9, whole[9:]), (12, DONE)]
+    r = assemble_stream(ChatResult(), chunks)
+    assert r.ok and r.token_times_ns == [9]
+
+
+def test_tool_call_deltas_are_assembled() -> None:
+    chunks = [
+        (1, ev({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "get_weather",
+                                                                      "arguments": ""}}]})),
+        (2, ev({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]})),
+        (3, ev({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]})),
+        (4, ev({"tool_calls": [{"index": 1, "id": "c2", "function": {
+            "name": "get_time", "arguments": "{}"}}]}) + DONE),
+    ]
+    r = assemble_stream(ChatResult(), chunks)
+    assert r.ok and r.t_first_token_ns == 1
+    assert r.tool_calls == [
+        {"id": "c1", "name": "get_weather", "arguments": '{"city": "Paris"}'},
+        {"id": "c2", "name": "get_time", "arguments": "{}"}]
+
+
+def test_malformed_chunk_becomes_error_with_tokens_so_far() -> None:
+    r = assemble_stream(ChatResult(), [(1, ev({"content": "a"})), (2, b"data: {oops\n\n"),
+                                       (3, DONE)])
+    assert r.status == "error" and r.error_type == "malformed"
+    assert r.token_times_ns == [1]
+
+
+def test_missing_done_is_a_disconnect() -> None:
+    r = assemble_stream(ChatResult(), [(1, ev({"content": "a"}))])
+    assert r.error_type == "disconnect"
+
+
+def test_error_event_in_stream() -> None:
+    r = assemble_stream(ChatResult(), [(1, b'data: {"error": {"message": "boom"}}\n\n')])
+    assert r.error_type == "http_status" and "boom" in (r.error or "")
