@@ -24,6 +24,7 @@ from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.records import RecordWriter
+from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.replay.session import ReplayOptions
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
@@ -39,6 +40,7 @@ class RunConfig:
     options: ReplayOptions = field(default_factory=lambda: ReplayOptions(model=""))
     slos: dict[str, float] = field(default_factory=dict)
     out: Path | None = None
+    resume: bool = False
     quiet: bool = False
 
     def public(self) -> dict[str, Any]:
@@ -52,6 +54,7 @@ class RunConfig:
             "request_timeout_s": self.options.request_timeout_s,
             "turn_timeout_s": self.options.turn_timeout_s,
             "salt": bool(self.options.salt), "slos": self.slos,
+            "retries": self.options.retries,
         }
 
 
@@ -75,8 +78,15 @@ def versions() -> dict[str, str]:
 
 
 def run_workload(workload: Workload, config: RunConfig) -> dict[str, Any]:
-    """Run synchronously (installs SIGINT/SIGTERM handlers); returns the summary."""
-    return asyncio.run(_run(workload, config))
+    """Run synchronously (installs SIGINT/SIGTERM handlers); returns the summary.
+
+    Uses uvloop when installed (lower per-chunk client cost, see docs/transport.md).
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(_run(workload, config))
+    return uvloop.run(_run(workload, config))
 
 
 async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
@@ -89,10 +99,12 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256)) as endpoint:
         config.options.model = endpoint.model
+        resumed = prepare_resume(out, config.public()) if config.resume else ResumeState()
         out.mkdir(parents=True, exist_ok=True)
         writer = RecordWriter(out / "records.jsonl").open()
-        records: list[dict[str, Any]] = []
-        progress = Progress(total=LoadRunner(spec, workload.source, _noop).planned_sessions(),
+        records: list[dict[str, Any]] = list(resumed.records)
+        planned = LoadRunner(spec, workload.source, _noop).planned_sessions()
+        progress = Progress(total=None if planned is None else planned - len(resumed.done),
                             quiet=config.quiet)
 
         def sink(record: dict[str, Any]) -> None:
@@ -106,12 +118,16 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
               "config": config.public(), "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                                                        "model": endpoint.model}})
         ctx = ExecContext(endpoint.transport, sink, t0, config.options)
-        runner = LoadRunner(spec, workload.source, workload.make_executor(ctx))
+        runner = LoadRunner(spec, workload.source, workload.make_executor(ctx),
+                            skip=resumed.done)
         _install_signals(runner)
         cpu0 = time.process_time()
         progress.start()
         try:
             stats = await runner.run()
+            segment_s = (stats.t_end_ns - stats.t_start_ns) / 1e9
+            sink({"type": "segment", "duration_s": segment_s, "stop_reason": stats.stop_reason,
+                  "issued": stats.issued, "resumed": config.resume})
         finally:
             progress.stop()
             _remove_signals()
@@ -120,8 +136,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         accuracy = workload.score(records) if workload.score else None
         info = RunInfo(
             benchmark=workload.name, complete=complete,
-            duration_s=(stats.t_end_ns - stats.t_start_ns) / 1e9, stop_reason=stats.stop_reason,
+            duration_s=resumed.previous_duration_s + segment_s, stop_reason=stats.stop_reason,
             slos=slos, config=config.public(), accuracy=accuracy,
+            truncated_record_lines=resumed.truncated_lines,
             extra={
                 "started_at": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(),
                 "scenario": asdict(spec),
@@ -131,6 +148,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "versions": versions(),
                 "client_cpu_s": time.process_time() - cpu0,
                 "out_dir": str(out),
+                "resumed_sessions": len(resumed.done),
             },
         )
         summary = summarize(records, info)

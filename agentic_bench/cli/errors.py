@@ -18,6 +18,9 @@ def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namesp
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return EXIT_VALID
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

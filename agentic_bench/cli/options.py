@@ -22,6 +22,8 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    help="environment variable holding the API key (never stored)")
     g.add_argument("--request-timeout", type=float, default=300.0, metavar="S",
                    help="per-request timeout in seconds (default 300)")
+    g.add_argument("--retries", type=int, default=0, metavar="N",
+                   help="retry a failed request up to N times (attempts are recorded)")
     g.add_argument("--max-tokens", type=int, metavar="N", help="max_tokens sent with each call")
     g.add_argument("--temperature", type=float, metavar="T", help="temperature for each call")
     g = p.add_argument_group("load")
@@ -53,6 +55,9 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    "min_duration_s, min_sessions, accuracy")
     g.add_argument("--out", type=Path, metavar="DIR",
                    help="output directory (default results/<benchmark>-<timestamp>/)")
+    g.add_argument("--resume", type=Path, metavar="DIR",
+                   help="continue an interrupted run in DIR (same options): sessions already "
+                   "complete are skipped and the summary covers the whole run")
     g.add_argument("--quiet", action="store_true", help="no progress and no summary on stdout")
 
 
@@ -77,9 +82,11 @@ def run_config(args: argparse.Namespace) -> Any:
     options = ReplayOptions(
         model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
         overrides=overrides, request_timeout_s=args.request_timeout,
-        turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None)
+        turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
+        retries=args.retries)
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
-                     load=load, options=options, slos=parse_slos(args.slo), out=args.out,
+                     load=load, options=options, slos=parse_slos(args.slo),
+                     out=args.resume or args.out, resume=args.resume is not None,
                      quiet=args.quiet)
 
 

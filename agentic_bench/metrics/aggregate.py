@@ -30,15 +30,20 @@ class RunInfo:
 
 
 def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]:
+    records_list = records if isinstance(records, list) else list(records)
+    records = records_list
     llm: list[dict[str, Any]] = []
     stages: dict[str, list[float]] = defaultdict(list)
     turns: list[dict[str, Any]] = []
     sessions: list[dict[str, Any]] = []
     stage_errors: Counter[str] = Counter()
+    retries = 0
     for rec in records:
         rtype = rec.get("type")
         if rtype == "step":
-            if rec.get("kind") == "llm":
+            if rec.get("status") == "retried":
+                retries += 1
+            elif rec.get("kind") == "llm":
                 llm.append(rec)
                 if rec.get("stage") and rec.get("status") == "ok":
                     stages[rec["stage"]].append(rec["request_ms"])
@@ -78,6 +83,7 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
             "requests_ok": len(ok),
             "errors": sum(errors.values()),
             "errors_by_type": dict(sorted(errors.items())),
+            "retries": retries,
             "unmatched_tool_calls": sum(t.get("unmatched_tool_calls", 0) for t in turns),
             "output_tokens": out_tokens,
         },
@@ -108,9 +114,21 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
         "config": run.config,
         **run.extra,
     }
+    phases = sorted({r["phase"] for r in records_list if r.get("phase")})
+    if phases:
+        summary["phases"] = {p: _phase(records_list, p) for p in phases}
     summary["constraints"] = evaluate(summary, run.slos)
     summary["result"] = "VALID" if all(c["ok"] for c in summary["constraints"]) else "INVALID"
     return summary
+
+
+def _phase(records: list[dict[str, Any]], phase: str) -> dict[str, Any]:
+    """Counts, latencies and stages of one phase (e.g. accuracy vs performance)."""
+    mine = [{k: v for k, v in r.items() if k != "phase"} for r in records
+            if r.get("phase") == phase]
+    sub = summarize(mine,
+                    RunInfo(benchmark=phase, complete=True, duration_s=0.0))
+    return {k: sub[k] for k in ("counts", "latency_ms", "stages_ms", "tool_calls")}
 
 
 def _goodput(ok_sessions: list[dict[str, Any]], llm: list[dict[str, Any]],

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.metrics.records import NS_PER_MS, llm_record
+from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.history import (
     assistant_message,
     messages_before,
@@ -28,6 +28,7 @@ from agentic_bench.replay.history import (
 )
 from agentic_bench.replay.matching import calls_match, decode_arguments, recorded_tool_result
 from agentic_bench.replay.think import ThinkPolicy
+from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.trace.model import LlmStep, Session, ToolCall
 from agentic_bench.transport.client import ChatTransport
 from agentic_bench.transport.result import ChatResult
@@ -46,6 +47,7 @@ class ReplayOptions:
     turn_timeout_s: float | None = None
     live_max_steps: int = 25
     salt: str | None = None
+    retries: int = 0
 
 
 @dataclass
@@ -222,19 +224,10 @@ class SessionReplayer:
         scheduled = tstate["cursor"]
         state["requests"] += 1
         tstate["llm"] += 1
-        t_issue = perf_counter_ns()
-        try:
-            result = await self.transport.chat(body, self.options.request_timeout_s)
-        except asyncio.CancelledError:
-            now = perf_counter_ns()
-            cancelled = ChatResult(t_sent_ns=t_issue, t_end_ns=now).fail(
-                "cancelled", "cancelled by the harness", status="cancelled")
-            self.sink({**self._ids(ticket, ti, si), **llm_record(cancelled, self.t0_ns, scheduled)})
-            raise
-        except Exception as exc:
-            result = ChatResult(t_sent_ns=t_issue, t_end_ns=perf_counter_ns()).fail(
-                "internal", f"{type(exc).__name__}: {exc}")
-        rec = {**self._ids(ticket, ti, si), **llm_record(result, self.t0_ns, scheduled)}
+        result, rec = await timed_chat(
+            self.transport, body, timeout_s=self.options.request_timeout_s,
+            retries=self.options.retries, sink=self.sink, ids=self._ids(ticket, ti, si),
+            t0_ns=self.t0_ns, scheduled_ns=scheduled)
         if result.ok:
             rec["tool_calls"] = result.tool_calls
             rec["content_chars"] = len(result.content)

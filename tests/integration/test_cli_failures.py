@@ -108,3 +108,39 @@ def test_sigint_keeps_every_completed_step(sim_factory, trace_factory, tmp_path:
     assert 20 * 2 <= len(steps) < 800
     assert all(r["status"] == "ok" for r in steps)  # in-flight ones finished within grace
     assert proc.poll() is not None
+
+
+def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
+                                             tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "20", "--itl-ms", "5", "--output-tokens", "10")
+    trace = trace_factory(40, turns=2, think_s=0.2)
+    out = tmp_path / "o"
+    common = ["replay", str(trace), "--endpoint", sim.url, "--scenario", "concurrency",
+              "--concurrency", "4", "--quiet"]
+    proc = subprocess.Popen([sys.executable, "-m", "agentic_bench", *common, "--grace", "0",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (
+            not records.exists() or records.read_text().count('"type":"session"') < 8):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=30)
+    first = json.loads((out / "summary.json").read_text())
+    assert first["complete"] is False and first["counts"]["sessions"] < 40
+    with open(records, "a") as fh:  # a torn last line, as after a power loss
+        fh.write('{"type":"step","session_id":"s1#1","sta')
+    res = cli(*common, "--resume", str(out))
+    assert res.returncode == 0, res.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["complete"] is True and s["result"] == "VALID"
+    c = s["counts"]
+    assert (c["sessions"], c["sessions_ok"], c["requests"], c["missing_turns"]) == (40, 40, 80, 0)
+    assert s["harness"]["truncated_record_lines"] == 1
+    assert s["resumed_sessions"] >= 8
+    recs = [json.loads(x) for x in records.read_text().splitlines()]
+    ids = [r["session_id"] for r in recs if r["type"] == "session"]
+    assert len(ids) == len(set(ids)) == 40
+    assert (out / "records.before-resume-1.jsonl").exists()
+    mismatch = cli(*common, "--resume", str(out), "--history", "live")
+    assert mismatch.returncode == 2 and "differs" in mismatch.stderr

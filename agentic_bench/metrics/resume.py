@@ -1,0 +1,62 @@
+"""``--resume DIR``: keep what an interrupted run completed, and continue it.
+
+Sessions with a final session record (``ok`` or ``error``) are complete and skipped; records
+of sessions that were cancelled or never finished are set aside (the old file is kept as
+``records.before-resume-N.jsonl``, nothing is deleted) and those sessions run again.
+Run durations add up over segments (``segment`` records).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.records import read_records
+
+COMPARED = ("load", "history", "think_time", "overrides", "endpoint", "model")
+
+
+@dataclass
+class ResumeState:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    done: set[int] = field(default_factory=set)
+    previous_duration_s: float = 0.0
+    truncated_lines: int = 0
+
+
+def prepare_resume(out: Path, config: dict[str, Any]) -> ResumeState:
+    path = out / "records.jsonl"
+    if not path.exists():
+        raise ConfigError(f"--resume {out}: no records.jsonl there to resume from")
+    read = read_records(path)
+    first = next((r for r in read.records if r.get("type") == "run"), None)
+    if first is None:
+        raise ConfigError(f"--resume {out}: records.jsonl has no run record")
+    old = first.get("config", {})
+    for key in COMPARED:
+        a, b = old.get(key), config.get(key)
+        if key == "load" and isinstance(a, dict) and isinstance(b, dict):
+            a = {k: v for k, v in a.items() if k != "grace_s"}
+            b = {k: v for k, v in b.items() if k != "grace_s"}
+        if a != b:
+            raise ConfigError(f"--resume {out}: option {key!r} differs from the interrupted run "
+                              f"({a!r} then, {b!r} now); resume with the same options")
+    finished = {r["session_id"]: r["session_index"] for r in read.records
+                if r.get("type") == "session" and r.get("status") in ("ok", "error")}
+    keep = [r for r in read.records
+            if r.get("type") in ("run", "segment") or r.get("session_id") in finished]
+    n = 1
+    while (out / f"records.before-resume-{n}.jsonl").exists():
+        n += 1
+    path.rename(out / f"records.before-resume-{n}.jsonl")
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in keep:
+            fh.write(json.dumps(r, separators=(",", ":"), default=str) + "\n")
+    return ResumeState(
+        records=keep, done=set(finished.values()),
+        previous_duration_s=sum(r.get("duration_s", 0.0) for r in keep
+                                if r.get("type") == "segment"),
+        truncated_lines=read.truncated_lines)

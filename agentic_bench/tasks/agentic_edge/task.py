@@ -1,0 +1,54 @@
+"""The ``agentic-edge`` benchmark: BFCL v4 accuracy and recorded-trajectory latency, one run.
+
+``--mode accuracy``: single-turn BFCL samples (MLPerf v6.1 sampling by default) scored with
+bfcl-eval's AST checker, plus optional multi-turn closed-loop samples. ``--mode performance``:
+the recorded multi-turn trajectories in traces/agentic-edge/ replayed with recorded history.
+``--mode both`` (default): accuracy, then performance, one summary with both.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agentic_bench.workload import Workload
+
+QUICK_PERF_SESSIONS = 2
+
+
+class AgenticEdgeTask:
+    name = "agentic-edge"
+    summary = ("BFCL v4 function calling (single- and multi-turn): accuracy and per-turn "
+               "latency in one run")
+    default_scenario = "single-stream"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        from agentic_bench.tasks.agentic_edge.trace_build import DEFAULT_TRACE
+
+        g = parser.add_argument_group("agentic-edge")
+        g.add_argument("--mode", choices=("accuracy", "performance", "both"), default="both")
+        g.add_argument("--tool-mode", choices=("native", "json-schema", "prompt"),
+                       default="native", help="how tools are offered and calls parsed")
+        g.add_argument("--samples", type=int, metavar="N",
+                       help="single-turn samples (default: MLPerf v6.1 sampling, ~995)")
+        g.add_argument("--quick", action="store_true",
+                       help=f"about 50 stratified samples and {QUICK_PERF_SESSIONS} "
+                       "performance sessions")
+        g.add_argument("--multi-turn-samples", type=int, default=0, metavar="N",
+                       help="multi-turn closed-loop samples (spread over the 4 subsets)")
+        g.add_argument("--perf-trace", type=Path, default=DEFAULT_TRACE,
+                       help="recorded trajectories for performance mode")
+        g.add_argument("--perf-sessions", type=int, metavar="N",
+                       help="performance sessions (default: the whole trace)")
+        g.add_argument("--accuracy-target", type=float, metavar="X",
+                       help="accuracy gate on the overall score, e.g. 0.8364 (default: none)")
+        g.add_argument("--max-steps", type=int, default=25,
+                       help="LLM calls per user turn in the multi-turn loop (25)")
+
+    def workload(self, args: argparse.Namespace) -> Workload:
+        from agentic_bench.tasks.agentic_edge.edge_workload import build_workload
+
+        return build_workload(args)
+
+
+task = AgenticEdgeTask()

@@ -1,0 +1,170 @@
+"""Three ways of asking an OpenAI-compatible chat endpoint for BFCL function calls.
+
+Each mode has a request builder (the body fields besides ``model``/sampling parameters) and a
+reply parser into BFCL's decoded form. Keys each mode sends:
+
+``native``
+    ``messages`` (the sample's first turn), ``tools`` (bfcl-eval's ``convert_to_tool`` of the
+    language-hinted docs; dots in names become underscores) and ``tool_choice: "auto"``. The reply's
+    ``tool_calls`` are decoded (``json.loads`` of each ``arguments``) and names mapped back; the
+    text content is ignored, as in BFCL's function-calling handlers.
+``json-schema``
+    ``messages`` with a system prompt listing the functions (JSON) and the answer format, and a
+    ``response_format`` constraining the reply to ``{"tool_calls": [{"name": <enum of function
+    names>, "arguments": {...}}]}``. Two ``response_format`` styles: ``"json_object"`` (default) —
+    ``{"type": "json_object", "schema": S}``, accepted by llama-cpp-python's server and llama.cpp's
+    ``llama-server``; ``"json_schema"`` — ``{"type": "json_schema", "json_schema": {"name":
+    "function_calls", "schema": S, "strict": false}}`` for OpenAI, vLLM, SGLang and llama-server
+    (llama-cpp-python rejects that type). No ``tools`` are sent.
+``prompt``
+    ``messages`` with BFCL's default prompting system prompt
+    (``system_prompt_pre_processing_chat_model``: Python call-list format, functions as JSON), no
+    ``tools``. The reply text is decoded with BFCL's ``default_decode_ast_prompting`` (Java and
+    JavaScript subsets with BFCL's tree-sitter parsers), behind a safety check.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Literal
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.tasks.agentic_edge import bfcl_env
+from agentic_bench.tasks.agentic_edge.data import BfclSample
+from agentic_bench.tasks.agentic_edge.reply_parsing import (
+    ParsedReply,
+    parse_json_calls,
+    parse_native,
+    parse_prompt_calls,
+)
+from agentic_bench.tasks.agentic_edge.tools_convert import (
+    hinted_functions,
+    name_map,
+    to_openai_tools,
+)
+
+ToolMode = Literal["native", "json-schema", "prompt"]
+TOOL_MODES: tuple[str, ...] = ("native", "json-schema", "prompt")
+ResponseFormatStyle = Literal["json_object", "json_schema"]
+JSON_SCHEMA_NAME = "function_calls"
+
+_JSON_FORMAT_INSTRUCTION = (
+    "Respond only with a JSON object of the form "
+    '{"tool_calls": [{"name": "func_name1", "arguments": {"param1": "value1", "param2": '
+    '"value2"}}, {"name": "func_name2", "arguments": {"param": "value"}}]}. '
+    "Use the exact function names listed below. If none of the functions can be used, or the "
+    'question lacks the parameters required by the function, respond with {"tool_calls": []}.'
+)
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in TOOL_MODES:
+        raise ConfigError(f"unknown tool mode {mode!r}; use one of {', '.join(TOOL_MODES)}")
+
+
+def _with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
+    """BFCL's merge rule: prepend to an existing leading system message, else insert one."""
+    out = copy.deepcopy(messages)
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = prompt + "\n\n" + (out[0].get("content") or "")
+    else:
+        out.insert(0, {"role": "system", "content": prompt})
+    return out
+
+
+def calls_schema(function_names: list[str]) -> dict[str, Any]:
+    """JSON schema of the json-schema mode's reply."""
+    call = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": sorted(set(function_names))},
+            "arguments": {"type": "object"},
+        },
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"tool_calls": {"type": "array", "items": call}},
+        "required": ["tool_calls"],
+        "additionalProperties": False,
+    }
+
+
+def response_format(schema: dict[str, Any], style: ResponseFormatStyle) -> dict[str, Any]:
+    if style == "json_object":
+        return {"type": "json_object", "schema": schema}
+    if style == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": JSON_SCHEMA_NAME, "schema": schema, "strict": False},
+        }
+    raise ConfigError(f"unknown response_format style {style!r}; use json_object or json_schema")
+
+
+def json_system_prompt(functions: list[dict[str, Any]]) -> str:
+    """Persona and task from BFCL's classic prompt, our JSON answer format, the functions."""
+    prompts = bfcl_env.import_bfcl("constants.default_prompts")
+    style = prompts.PROMPT_STYLE_TEMPLATES["classic"]
+    tools = style["available_tools"].format(
+        format="json", functions=json.dumps(functions, indent=4)
+    )
+    return f"{style['persona']} {style['task']}\n\n{_JSON_FORMAT_INSTRUCTION}\n\n{tools}"
+
+
+def native_request(sample: BfclSample) -> dict[str, Any]:
+    return {
+        "messages": copy.deepcopy(sample.messages),
+        "tools": to_openai_tools(sample.functions, subset=sample.subset),
+        "tool_choice": "auto",
+    }
+
+
+def json_schema_request(
+    sample: BfclSample, style: ResponseFormatStyle = "json_object"
+) -> dict[str, Any]:
+    docs = hinted_functions(sample.functions, sample.subset)
+    schema = calls_schema([fn["name"] for fn in docs])
+    return {
+        "messages": _with_system_prompt(sample.messages, json_system_prompt(docs)),
+        "response_format": response_format(schema, style),
+    }
+
+
+def prompt_request(sample: BfclSample) -> dict[str, Any]:
+    handler_utils = bfcl_env.import_bfcl("model_handler.utils")
+    docs = hinted_functions(sample.functions, sample.subset)
+    messages = handler_utils.system_prompt_pre_processing_chat_model(
+        copy.deepcopy(sample.messages), docs, sample.id
+    )
+    return {"messages": messages}
+
+
+def build_request(
+    sample: BfclSample, mode: ToolMode, *, style: ResponseFormatStyle = "json_object"
+) -> dict[str, Any]:
+    """Chat-completion body fields for ``sample`` in ``mode`` (no model or sampling fields)."""
+    _check_mode(mode)
+    if mode == "native":
+        return native_request(sample)
+    if mode == "json-schema":
+        return json_schema_request(sample, style)
+    return prompt_request(sample)
+
+
+def parse_reply(
+    sample: BfclSample,
+    mode: ToolMode,
+    *,
+    content: str | None = None,
+    tool_calls: list[Any] | None = None,
+) -> ParsedReply:
+    """The assistant reply (text and/or OpenAI ``tool_calls``) → BFCL decoded calls."""
+    _check_mode(mode)
+    if mode == "native":
+        return parse_native(tool_calls, name_map(sample.functions))
+    if mode == "json-schema":
+        return parse_json_calls(content, name_map(sample.functions))
+    language = "python" if sample.expects_no_call else sample.language
+    return parse_prompt_calls(content, language)

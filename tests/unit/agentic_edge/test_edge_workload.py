@@ -1,0 +1,97 @@
+"""The agentic-edge workload end to end through the runner, with a scripted transport.
+
+The transport double answers every single-turn sample with its ground truth (native tool
+calls), so the measured accuracy must be ~100%; a second double answers nothing useful.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.load import LoadRunner, LoadSpec
+from agentic_bench.metrics import RunInfo, summarize
+from agentic_bench.replay import ReplayOptions
+from agentic_bench.tasks.agentic_edge import oracle_decoded, sample_single_turn
+from agentic_bench.tasks.agentic_edge.edge_workload import build_workload
+from agentic_bench.tasks.agentic_edge.tools_convert import sanitize_name
+from agentic_bench.transport import ChatResult
+from agentic_bench.workload import ExecContext
+
+
+class OracleTransport:
+    def __init__(self, answers: dict[str, list[dict[str, Any]]]) -> None:
+        self.answers = answers
+        self.calls = 0
+
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        self.calls += 1
+        t = perf_counter_ns()
+        user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        calls = self.answers.get(user, [])
+        return ChatResult(t_sent_ns=t, t_first_token_ns=t + 1000, t_end_ns=t + 5000,
+                          token_times_ns=[t + 1000, t + 2000], output_tokens=2,
+                          tool_calls=[{"id": f"c{i}", "name": sanitize_name(n),
+                                       "arguments": json.dumps(a)}
+                                      for i, c in enumerate(calls) for n, a in c.items()])
+
+    async def aclose(self) -> None:
+        return None
+
+
+def args(**kw: Any) -> argparse.Namespace:
+    base = {"mode": "accuracy", "tool_mode": "native", "samples": None, "quick": True,
+            "multi_turn_samples": 0, "perf_trace": None, "perf_sessions": None,
+            "accuracy_target": 0.9, "max_steps": 3, "sessions": None}
+    return argparse.Namespace(**{**base, **kw})
+
+
+def run(ns: argparse.Namespace, transport: Any) -> dict[str, Any]:
+    workload = build_workload(ns)
+    records: list[dict[str, Any]] = []
+    ctx = ExecContext(transport, records.append, perf_counter_ns(), ReplayOptions(model="m"))
+    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=ns.sessions),
+                        workload.source, workload.make_executor(ctx))
+    asyncio.run(runner.run())
+    return summarize(records, RunInfo("agentic-edge", True, 1.0, slos=workload.default_slos,
+                                      accuracy=workload.score(records)))  # type: ignore[misc]
+
+
+def test_oracle_answers_score_near_perfect() -> None:
+    picked = sample_single_turn(quick=True)
+    answers = {}
+    for s in picked:
+        user = next(m["content"] for m in s.messages if m["role"] == "user")
+        decoded = [] if s.expects_no_call else oracle_decoded(s)
+        if s.language == "python":
+            answers[user] = decoded
+    summary = run(args(), OracleTransport(answers))
+    acc = summary["accuracy"]
+    python_subsets = [s for s, v in acc["subsets"].items()
+                      if all(x.language == "python" for x in picked if x.subset == s)]
+    assert python_subsets
+    for subset in python_subsets:
+        assert acc["subsets"][subset]["accuracy"] >= 0.95, (subset, acc["subsets"][subset])
+    assert acc["total"] == len(picked) == summary["counts"]["sessions"]
+    assert summary["counts"]["requests"] == len(picked)
+
+
+def test_silent_model_scores_only_irrelevance() -> None:
+    summary = run(args(), OracleTransport({}))
+    acc = summary["accuracy"]
+    assert acc["categories"]["hallucination"]["accuracy"] == 1.0
+    assert acc["categories"]["non_live"]["accuracy"] == 0.0
+    rows = {r["name"]: r for r in summary["constraints"]}
+    assert rows["accuracy"]["ok"] is False and summary["result"] == "INVALID"
+
+
+def test_multi_turn_closed_loop_records_a_verdict_per_session() -> None:
+    summary = run(args(samples=0, multi_turn_samples=2, accuracy_target=None),
+                  OracleTransport({}))
+    mt = summary["accuracy"]["multi_turn"]
+    assert mt["total"] == 2
+    assert summary["counts"]["sessions"] == 2
+    assert summary["counts"]["turns"] == summary["counts"]["turns_ok"] > 2
