@@ -50,8 +50,10 @@ class RunStats:
 
 class LoadRunner:
     def __init__(self, spec: LoadSpec, source: SessionSource, execute: Execute,
-                 on_done: Callable[[SessionOutcome, RunStats], None] | None = None) -> None:
+                 on_done: Callable[[SessionOutcome, RunStats], None] | None = None,
+                 skip: set[int] | None = None) -> None:
         self.spec = spec.check()
+        self.skip = skip or set()
         self.source = source
         self.execute = execute
         self.on_done = on_done
@@ -138,6 +140,8 @@ class LoadRunner:
             if (reason := self._should_stop(t_start)) is not None:
                 self.stats.stop_reason = reason
                 return
+            if index in self.skip:
+                continue
             scheduled = arrival
             if slot is not None:
                 await slot.acquire()
@@ -157,6 +161,8 @@ class LoadRunner:
                 self.stats.stop_reason = reason
                 return None
             index = next(counter)
+            while index in self.skip:
+                index = next(counter)
             return None if limit is not None and index >= limit else index
 
         async def worker(w: int) -> None:
