@@ -20,14 +20,16 @@ from typing import Any
 
 from agentic_bench import __version__
 from agentic_bench.endpoint.resolve import open_endpoint
+from agentic_bench.errors import ConfigError
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.load.spec import LoadSpec
+from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
-from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.replay.session import RecordSink, ReplayOptions
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
+from agentic_bench.transport.client import ChatTransport
 from agentic_bench.workload import ExecContext, Workload
 
 
@@ -42,6 +44,9 @@ class RunConfig:
     out: Path | None = None
     resume: bool = False
     quiet: bool = False
+    workers: int = 1
+    ray_address: str | None = None
+    workers_per_node: int | None = None
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""
@@ -117,26 +122,26 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         sink({"type": "run", "benchmark": workload.name, "started_at": started,
               "config": config.public(), "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                                                        "model": endpoint.model}})
-        ctx = ExecContext(endpoint.transport, sink, t0, config.options)
-        runner = LoadRunner(spec, workload.source, workload.make_executor(ctx),
-                            skip=resumed.done)
-        _install_signals(runner)
         cpu0 = time.process_time()
         progress.start()
         try:
-            stats = await runner.run()
-            segment_s = (stats.t_end_ns - stats.t_start_ns) / 1e9
-            sink({"type": "segment", "duration_s": segment_s, "stop_reason": stats.stop_reason,
-                  "issued": stats.issued, "resumed": config.resume})
+            if config.workers > 1 or config.ray_address:
+                seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
+                                     sink)
+            else:
+                seg = await _in_process(workload, config, spec, endpoint.transport, t0, sink,
+                                        resumed.done)
+            sink({"type": "segment", "duration_s": seg.duration_s,
+                  "stop_reason": seg.stop_reason, "issued": seg.issued,
+                  "resumed": config.resume})
         finally:
             progress.stop()
-            _remove_signals()
             writer.close()
-        complete = stats.stop_reason != "interrupted" and stats.cancelled == 0
+        complete = seg.stop_reason != "interrupted" and seg.cancelled == 0
         accuracy = workload.score(records) if workload.score else None
         info = RunInfo(
             benchmark=workload.name, complete=complete,
-            duration_s=resumed.previous_duration_s + segment_s, stop_reason=stats.stop_reason,
+            duration_s=resumed.previous_duration_s + seg.duration_s, stop_reason=seg.stop_reason,
             slos=slos, config=config.public(), accuracy=accuracy,
             truncated_record_lines=resumed.truncated_lines,
             extra={
@@ -149,6 +154,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "client_cpu_s": time.process_time() - cpu0,
                 "out_dir": str(out),
                 "resumed_sessions": len(resumed.done),
+                **({"workers": seg.workers} if seg.workers is not None else {}),
             },
         )
         summary = summarize(records, info)
@@ -156,11 +162,84 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     return summary
 
 
+@dataclass
+class Segment:
+    duration_s: float
+    stop_reason: str
+    issued: int
+    cancelled: int
+    workers: list[dict[str, Any]] | None = None
+
+
+async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
+                      transport: ChatTransport, t0: int, sink: RecordSink,
+                      skip: set[int]) -> Segment:
+    ctx = ExecContext(transport, sink, t0, config.options)
+    runner = LoadRunner(spec, workload.source, workload.make_executor(ctx), skip=skip)
+    _install_signals(runner.stop_event, runner)
+    try:
+        stats = await runner.run()
+    finally:
+        _remove_signals()
+    return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
+                   stats.cancelled)
+
+
+async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: str, out: Path,
+                   skip: set[int], sink: RecordSink) -> Segment:
+    """Shards of the one global schedule in worker processes or Ray actors."""
+    from agentic_bench.load.shard_worker import ShardSpec
+
+    if workload.recipe is None:
+        raise ConfigError("--workers/--ray-address need a workload that can be rebuilt in a "
+                          "worker (a trace replay or a registered benchmark)")
+    if url == "inproc":
+        raise ConfigError("--endpoint inproc cannot be shared by worker processes")
+    n = config.workers
+    if spec.scenario not in OPEN_LOOP and (spec.streams or 1) < n:
+        raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
+    start_wall = time.time() + (15.0 if config.ray_address else 2.0 + 0.5 * n)
+    specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
+                       api_key_env=config.api_key_env, load=spec, options=config.options,
+                       records_path=str(out / f"records.shard-{k}.jsonl"),
+                       start_wall=start_wall, skip=skip) for k in range(n)]
+    stop = asyncio.Event()
+    _install_signals(stop, None)
+
+    def on_records(batch: list[dict[str, Any]]) -> None:
+        for rec in batch:
+            sink(rec)
+
+    try:
+        if config.ray_address:
+            from agentic_bench.load.ray_executor import run_ray
+
+            reports = await run_ray(specs, on_records, stop, config.ray_address,
+                                    config.workers_per_node)
+        else:
+            from agentic_bench.load.process_pool import run_processes
+
+            reports = await run_processes(specs, on_records, stop)
+    finally:
+        _remove_signals()
+    failed = [r for r in reports if "failed" in r]
+    for r in failed:
+        print(f"error: worker shard {r['shard']} failed: {r['failed']}", file=sys.stderr)
+    ok = [r for r in reports if "failed" not in r]
+    reasons = {r["stop_reason"] for r in ok}
+    reason = ("worker_failed" if failed else "interrupted" if "interrupted" in reasons
+              else next(iter(reasons), "done"))
+    return Segment(
+        duration_s=max((r["duration_s"] for r in ok), default=0.0), stop_reason=reason,
+        issued=sum(r["issued"] for r in ok),
+        cancelled=sum(r["cancelled"] for r in ok) + len(failed), workers=reports)
+
+
 async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for counting
     raise AssertionError
 
 
-def _install_signals(runner: LoadRunner) -> None:
+def _install_signals(stop: asyncio.Event, runner: LoadRunner | None) -> None:
     loop = asyncio.get_running_loop()
     hits = {"n": 0}
 
@@ -168,10 +247,9 @@ def _install_signals(runner: LoadRunner) -> None:
         hits["n"] += 1
         if hits["n"] == 1:
             print("\nstopping: no new sessions; finishing in-flight ones "
-                  f"(up to {runner.spec.grace_s:g} s; Ctrl-C again to cancel them)",
-                  file=sys.stderr)
-            runner.stop_event.set()
-        else:
+                  "(Ctrl-C again to cancel them)", file=sys.stderr)
+            stop.set()
+        elif runner is not None:
             runner.spec.grace_s = 0
             runner.cancel_all()
 

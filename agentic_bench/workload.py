@@ -36,6 +36,7 @@ class Workload:
     default_scenario: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
     planned_turns: Callable[[int], int] | None = None
+    recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this
 
 
 def replay_executor(ctx: ExecContext) -> Execute:

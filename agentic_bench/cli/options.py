@@ -37,6 +37,13 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
     g.add_argument("--duration", type=float, metavar="S", help="stop issuing after S seconds")
     g.add_argument("--max-errors", type=int, metavar="N", help="stop issuing after N errors")
     g.add_argument("--seed", type=int, default=42, help="seed for arrival schedules (42)")
+    g.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="shard sessions over N local worker processes (one event loop each)")
+    g.add_argument("--ray-address", metavar="ADDR",
+                   help="run the shards as Ray actors on this cluster ('auto' = local one); "
+                   "needs `pip install agentic-bench[distributed]`")
+    g.add_argument("--workers-per-node", type=int, metavar="N",
+                   help="with --ray-address: at most N shard actors per node")
     g.add_argument("--grace", type=float, default=30.0, metavar="S",
                    help="on Ctrl-C, wait this long for in-flight sessions (default 30)")
     g = p.add_argument_group("replay")
@@ -87,7 +94,8 @@ def run_config(args: argparse.Namespace) -> Any:
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
-                     quiet=args.quiet)
+                     quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
+                     workers_per_node=args.workers_per_node)
 
 
 def finish(summary: dict[str, Any], quiet: bool) -> int:

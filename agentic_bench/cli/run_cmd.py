@@ -32,5 +32,7 @@ def main(args: argparse.Namespace) -> int:
     from agentic_bench.bench import run_workload
 
     workload = task.workload(task_args)
+    if workload.recipe is None:
+        workload.recipe = ("task", task.name, task_args)
     config = run_config(task_args)
     return finish(run_workload(workload, config), task_args.quiet)

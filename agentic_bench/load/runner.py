@@ -17,7 +17,7 @@ from time import perf_counter_ns
 
 from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.replay.session import SessionOutcome, SessionTicket, sleep_until
 from agentic_bench.trace.model import Session
 
 Execute = Callable[[SessionTicket], Awaitable[SessionOutcome]]
@@ -45,15 +45,19 @@ class RunStats:
     stop_reason: str = "done"
     t_start_ns: int = 0
     t_end_ns: int = 0
+    start_skew_ns: int = 0
     outcomes: list[SessionOutcome] = field(default_factory=list)
 
 
 class LoadRunner:
     def __init__(self, spec: LoadSpec, source: SessionSource, execute: Execute,
                  on_done: Callable[[SessionOutcome, RunStats], None] | None = None,
-                 skip: set[int] | None = None) -> None:
+                 skip: set[int] | None = None, shard: tuple[int, int] = (0, 1),
+                 t_start_ns: int | None = None) -> None:
         self.spec = spec.check()
         self.skip = skip or set()
+        self.shard, self.shards = shard
+        self.t_start_ns = t_start_ns
         self.source = source
         self.execute = execute
         self.on_done = on_done
@@ -133,6 +137,8 @@ class LoadRunner:
     async def _open_loop(self, t_start: int) -> None:
         slot = asyncio.Semaphore(self.spec.concurrency) if self.spec.concurrency else None
         for index, offset in enumerate(self.offsets()):
+            if index % self.shards != self.shard:
+                continue
             arrival = t_start + int(offset * 1e9)
             if arrival > perf_counter_ns() and await self._wait_stop(arrival):
                 self.stats.stop_reason = "interrupted"
@@ -153,7 +159,8 @@ class LoadRunner:
             self._spawn(SessionTicket(index, self.source(index), scheduled), slot)
 
     async def _closed_loop(self, t_start: int, streams: int, lockstep: bool) -> None:
-        counter = itertools.count()
+        counter = itertools.count(self.shard, self.shards)
+        streams = streams // self.shards + (1 if self.shard < streams % self.shards else 0)
         limit = self.planned_sessions()
 
         def take() -> int | None:
@@ -185,7 +192,10 @@ class LoadRunner:
                 for w, i in enumerate(batch)))
 
     async def run(self) -> RunStats:
-        t_start = perf_counter_ns()
+        if self.t_start_ns is not None:  # a start barrier shared with other workers
+            await sleep_until(self.t_start_ns)
+            self.stats.start_skew_ns = perf_counter_ns() - self.t_start_ns
+        t_start = self.t_start_ns or perf_counter_ns()
         self.stats.t_start_ns = t_start
         scenario = self.spec.scenario
         try:

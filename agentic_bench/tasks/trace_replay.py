@@ -16,4 +16,5 @@ def trace_workload(path: Path, name: str = "replay") -> Workload:
     get = cache.__getitem__ if cache is not None else trace.session
     source = SessionSource(len(trace), get, offsets)
     return Workload(name=name, source=source, make_executor=replay_executor,
-                    info={"trace": str(path), "trace_sessions": len(trace)})
+                    info={"trace": str(path), "trace_sessions": len(trace)},
+                    recipe=("trace", str(Path(path).resolve()), name))

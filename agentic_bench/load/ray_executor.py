@@ -1,0 +1,83 @@
+"""Run shards as Ray actors on an existing Ray cluster (``--ray-address``).
+
+Ray is an optional extra (``pip install agentic-bench[distributed]``) and imported only here.
+Each actor runs one shard with its own event loop (an async actor), writes its records to a
+file on its node and streams them back to the driver in batches, so the driver's
+records.jsonl is the merged record of every shard. Latencies are measured on the actor's own
+machine; the start barrier is wall-clock time, and each shard reports its start skew.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.load.shard_worker import ShardSpec
+
+
+def _actor_class() -> Any:
+    import ray
+
+    @ray.remote(num_cpus=1)
+    class ShardActor:
+        def __init__(self) -> None:
+            self.stop = asyncio.Event()
+            self.tail: Any = None
+
+        async def run(self, spec: ShardSpec) -> dict[str, Any]:
+            from pathlib import Path
+
+            from agentic_bench.load.process_pool import RecordTail
+            from agentic_bench.load.shard_worker import run_shard
+
+            self.tail = RecordTail(Path(spec.records_path), spec.shard)
+            return await run_shard(spec, self.stop)
+
+        async def fetch(self) -> list[dict[str, Any]]:
+            return self.tail.read() if self.tail is not None else []
+
+        async def request_stop(self) -> None:
+            self.stop.set()
+
+    return ShardActor
+
+
+async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, Any]]], None],
+                  stop: asyncio.Event, address: str,
+                  per_node: int | None = None) -> list[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--ray-address needs Ray: pip install 'agentic-bench[distributed]'"
+                          ) from None
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 ignore_reinit_error=True, log_to_driver=False)
+    actor_cls = _actor_class()
+    options: dict[str, Any] = {"max_concurrency": 4}
+    if per_node:
+        options["scheduling_strategy"] = "SPREAD"
+    actors = [actor_cls.options(**options).remote() for _ in specs]
+    runs = [a.run.remote(s) for a, s in zip(actors, specs, strict=True)]
+    pending = list(runs)
+    stopped = False
+    while pending:
+        done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
+        if stop.is_set() and not stopped:
+            stopped = True
+            for actor in actors:
+                actor.request_stop.remote()
+        for batch in await asyncio.gather(*(a.fetch.remote() for a in actors)):
+            if batch:
+                on_records(batch)
+        if pending:
+            await asyncio.sleep(0.1)
+    reports = [await r for r in runs]
+    for batch in await asyncio.gather(*(a.fetch.remote() for a in actors)):
+        if batch:
+            on_records(batch)
+    for actor in actors:
+        ray.kill(actor)
+    return sorted(reports, key=lambda r: r["shard"])

@@ -1,0 +1,125 @@
+"""One shard of a scaled-out run: its own process (or Ray actor) and event loop.
+
+Every shard rebuilds the workload from a picklable recipe, opens its own connections, waits
+at the start barrier, and issues only its share of the one global, seeded schedule
+(session index ``i`` belongs to shard ``i mod N``). Latencies are measured locally with the
+shard's own monotonic clock; records go to the shard's own file, flushed per line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.load.runner import LoadRunner
+from agentic_bench.load.spec import LoadSpec
+from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.records import RecordWriter
+from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.workload import ExecContext, Workload
+
+
+@dataclass
+class ShardSpec:
+    shard: int
+    shards: int
+    recipe: tuple[Any, ...]
+    url: str
+    api_key_env: str
+    load: LoadSpec
+    options: ReplayOptions
+    records_path: str
+    start_wall: float  # the start barrier, as wall-clock time (comparable across machines)
+    skip: set[int] = field(default_factory=set)
+
+
+def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
+    kind = recipe[0]
+    if kind == "trace":
+        from agentic_bench.tasks.trace_replay import trace_workload
+
+        return trace_workload(Path(recipe[1]), name=recipe[2])
+    if kind == "task":
+        from agentic_bench.tasks.registry import load_task
+
+        return load_task(recipe[1]).workload(recipe[2])
+    raise ValueError(f"unknown workload recipe {kind!r}")
+
+
+async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
+    """Run one shard; ``stop`` is anything with ``is_set()`` polled for an interrupt."""
+    from agentic_bench.transport.client import AiohttpChatClient
+
+    workload = build_from_recipe(spec.recipe)
+    client = AiohttpChatClient(spec.url, os.environ.get(spec.api_key_env) or None)
+    streams = max(1, (spec.load.concurrency or 1) // spec.shards)
+    await client.warm_up(min(streams, 256))
+    writer = RecordWriter(Path(spec.records_path)).open()
+    lags: list[float] = []
+    counts = {"requests": 0, "errors": 0}
+
+    def sink(rec: dict[str, Any]) -> None:
+        writer.write(rec)
+        if rec.get("type") == "step" and rec.get("kind") == "llm" and rec["status"] != "retried":
+            counts["requests"] += 1
+            counts["errors"] += rec["status"] != "ok"
+            lags.append(rec.get("schedule_lag_ms", 0.0))
+
+    # the barrier: wall clock → this machine's monotonic clock
+    t_start = perf_counter_ns() + int((spec.start_wall - time.time()) * 1e9)
+    ctx = ExecContext(client, sink, t_start, spec.options)
+    runner = LoadRunner(spec.load, workload.source, workload.make_executor(ctx),
+                        skip=spec.skip, shard=(spec.shard, spec.shards), t_start_ns=t_start)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, runner.stop_event.set)
+        except (ValueError, RuntimeError):  # not the main thread (a Ray actor): ``stop`` only
+            break
+    watcher = asyncio.ensure_future(_watch(stop, runner)) if stop is not None else None
+    cpu0 = time.process_time()
+    try:
+        stats = await runner.run()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        writer.close()
+        await client.aclose()
+    lag = describe(lags)
+    return {
+        "shard": spec.shard, "pid": os.getpid(), "host": os.uname().nodename,
+        "issued": stats.issued, "completed": stats.completed, "cancelled": stats.cancelled,
+        "requests": counts["requests"], "errors": counts["errors"],
+        "schedule_lag_ms": {"p50": lag["p50"], "p99": lag["p99"], "max": lag["max"]},
+        "cpu_s": time.process_time() - cpu0,
+        "start_skew_ms": stats.start_skew_ns / 1e6,
+        "duration_s": (stats.t_end_ns - stats.t_start_ns) / 1e9,
+        "stop_reason": stats.stop_reason,
+    }
+
+
+async def _watch(stop: Any, runner: LoadRunner) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(0.1)
+    runner.stop_event.set()
+
+
+def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:
+    """Entry point of a local worker process."""
+    try:
+        import uvloop
+
+        run = uvloop.run
+    except ImportError:
+        run = asyncio.run
+    try:
+        report = run(run_shard(spec, stop))
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the run
+        report = {"shard": spec.shard, "failed": f"{type(exc).__name__}: {exc}"}
+    results.put(report)
