@@ -64,7 +64,7 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
     pending = list(runs)
     stopped = False
     while pending:
-        done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
         if stop.is_set() and not stopped:
             stopped = True
             for actor in actors:

@@ -120,6 +120,6 @@ def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:
         run = asyncio.run
     try:
         report = run(run_shard(spec, stop))
-    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the run
+    except Exception as exc:  # reported to the parent, which fails the run
         report = {"shard": spec.shard, "failed": f"{type(exc).__name__}: {exc}"}
     results.put(report)
