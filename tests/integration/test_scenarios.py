@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def test_single_multi_offline(sim_factory, trace_factory, cli, tmp_path: Path) -
     s, recs = run(cli, sim, trace, tmp_path / "ss")
     ss = sessions(recs)
     assert s["counts"]["sessions"] == 8
-    assert all(b["t_scheduled_ns"] >= a["t_end_ns"] for a, b in zip(ss, ss[1:], strict=False))
+    assert all(b["t_scheduled_ns"] >= a["t_end_ns"] for a, b in itertools.pairwise(ss))
     s, recs = run(cli, sim, trace, tmp_path / "ms", "--scenario", "multi-stream",
                   "--concurrency", "4")
     starts = sorted({r["t_scheduled_ns"] for r in sessions(recs)})
@@ -47,8 +48,7 @@ def test_trace_timed_and_turn_timeout(sim_factory, cli, tmp_path: Path) -> None:
     trace.write_text("".join(json.dumps(r) + "\n" for r in rows))
     s, recs = run(cli, sim, trace, tmp_path / "tt", "--scenario", "trace-timed")
     ss = sessions(recs)
-    gaps = [(b["t_scheduled_ns"] - a["t_scheduled_ns"]) / 1e9 for a, b in zip(ss, ss[1:],
-                                                                             strict=False)]
+    gaps = [(b["t_scheduled_ns"] - a["t_scheduled_ns"]) / 1e9 for a, b in itertools.pairwise(ss)]
     assert gaps == pytest.approx([0.3, 0.3], abs=0.01)
     slow = sim_factory("--ttft-ms", "500", "--itl-ms", "1", "--output-tokens", "4")
     s, recs = run(cli, slow, trace, tmp_path / "to", "--turn-timeout", "0.2")
