@@ -159,6 +159,13 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         )
         summary = summarize(records, info)
         write_summary(out, summary)
+        try:
+            from agentic_bench.reporting.html import write_report
+
+            write_report(out, summary, records)
+        except Exception as exc:  # a report bug must not change the run's result
+            print(f"warning: report.html not written: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
     return summary
 
 

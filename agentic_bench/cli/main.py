@@ -20,6 +20,8 @@ COMMAND_MODULES = (
     "agentic_bench.cli.sim_cmd",
     "agentic_bench.cli.serve_cmd",
     "agentic_bench.cli.list_cmd",
+    "agentic_bench.cli.report_cmd",
+    "agentic_bench.cli.compare_cmd",
 )
 
 EPILOG = """\

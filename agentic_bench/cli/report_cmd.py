@@ -1,0 +1,35 @@
+"""``agentic-bench report DIR``: regenerate summary.json, summary.txt and report.html from
+the run's records.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "report", help="regenerate summary.json, summary.txt and report.html from records.jsonl",
+        description="Rebuild a run's summary.json, summary.txt and report.html from its "
+        "records.jsonl. Run facts that records do not hold (duration, completeness, stop "
+        "reason, default SLOs, accuracy, versions) are kept from an existing summary.json; "
+        "without one they are derived from the records, and the summary says so. "
+        "See docs/report.md.")
+    p.add_argument("run_dir", type=Path, metavar="DIR", help="a run's output directory (--out)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from agentic_bench.reporting.files import write_summary
+    from agentic_bench.reporting.html import write_report
+    from agentic_bench.reporting.regenerate import load_run
+
+    run = load_run(args.run_dir, regenerate=True)
+    for note in run.notes:
+        print(f"note: {note}", file=sys.stderr)
+    write_summary(run.path, run.summary)
+    html = write_report(run.path, run.summary, run.records)
+    print(f"{run.path}: wrote summary.json, summary.txt and {html.name} "
+          f"({len(run.records):,} records); result {run.summary['result']}")
+    return 0

@@ -1,0 +1,190 @@
+"""``agentic-bench compare``: runs side by side — a text table of headline metrics with ratios
+against the first run, and ``compare.html`` with overlaid latency CDFs."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.reporting import report_data as rd
+from agentic_bench.reporting.html_template import figure, page, section, table
+from agentic_bench.reporting.plots import Series, line_chart, no_data
+from agentic_bench.reporting.svg_axes import esc
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    path: tuple[str, ...]
+    unit: str = ""
+    better: str = ""  # "lower", "higher" or "" (no direction, e.g. the result)
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("TTFT p50", ("latency_ms", "ttft", "p50"), "ms", "lower"),
+    Metric("TTFT p99", ("latency_ms", "ttft", "p99"), "ms", "lower"),
+    Metric("TPOT p50", ("latency_ms", "tpot", "p50"), "ms", "lower"),
+    Metric("TPOT p99", ("latency_ms", "tpot", "p99"), "ms", "lower"),
+    Metric("ITL p50", ("latency_ms", "itl", "p50"), "ms", "lower"),
+    Metric("request p50", ("latency_ms", "request", "p50"), "ms", "lower"),
+    Metric("request p99", ("latency_ms", "request", "p99"), "ms", "lower"),
+    Metric("turn p50", ("latency_ms", "turn", "p50"), "ms", "lower"),
+    Metric("turn p99", ("latency_ms", "turn", "p99"), "ms", "lower"),
+    Metric("session p50", ("latency_ms", "session", "p50"), "ms", "lower"),
+    Metric("session p99", ("latency_ms", "session", "p99"), "ms", "lower"),
+    Metric("requests/s", ("throughput", "requests_per_s"), "1/s", "higher"),
+    Metric("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher"),
+    Metric("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher"),
+    Metric("goodput", ("goodput", "sessions_per_s"), "sess/s", "higher"),
+    Metric("errors", ("counts", "errors"), "", "lower"),
+    Metric("accuracy", ("accuracy", "headline"), "", "higher"),
+    Metric("result", ("result",), "", ""),
+)
+CDF_METRICS = (("ttft", "TTFT"), ("tpot", "TPOT"), ("turn", "turn latency"))
+
+
+@dataclass(frozen=True)
+class Row:
+    metric: Metric
+    values: list[Any]
+    ratios: list[float | None]  # value / first run's value; None where undefined
+
+
+def metric_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
+    node: Any = summary
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def ratio(value: Any, base: Any) -> float | None:
+    """value / base for two finite numbers with base ≠ 0; None otherwise."""
+    if not (rd.is_number(value) and rd.is_number(base)) or base == 0:
+        return None
+    out = float(value) / float(base)
+    return out if math.isfinite(out) else None
+
+
+def compare_rows(summaries: Sequence[dict[str, Any]]) -> list[Row]:
+    rows = []
+    for m in METRICS:
+        values = [metric_value(s, m.path) for s in summaries]
+        ratios = [None if m.better == "" else ratio(v, values[0]) for v in values]
+        rows.append(Row(m, values, ratios))
+    return rows
+
+
+def run_names(paths: Sequence[Path]) -> list[str]:
+    """Short, unique labels: the directory names, or the paths when names collide."""
+    names = [Path(p).name or str(p) for p in paths]
+    if len(set(names)) == len(names):
+        return names
+    return [str(p) for p in paths]
+
+
+def fmt_value(value: Any) -> str:
+    """Fixed decimals by magnitude, so a column of one metric lines up."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or not rd.is_number(value):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    a = abs(value)
+    return (f"{value:,.0f}" if a >= 1000 else f"{value:.1f}" if a >= 100
+            else f"{value:.2f}" if a >= 1 or a == 0 else f"{value:.3f}")
+
+
+def _cell(value: Any, r: float | None, first: bool) -> str:
+    text = fmt_value(value)
+    if first or r is None:
+        return text
+    return f"{text} ({r:.2f}x)"
+
+
+def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]]) -> str:
+    rows = compare_rows(summaries)
+    header = ["metric", "unit", *names]
+    body = [[row.metric.label, row.metric.unit,
+             *(_cell(v, row.ratios[i], i == 0) for i, v in enumerate(row.values))]
+            for row in rows]
+    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(widths[i]) if i < 2 else str(cell).rjust(widths[i])
+                       for i, cell in enumerate(r)).rstrip() for r in [header, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append("")
+    lines.append(f"(x) = value / {names[0]}'s value")
+    lines.append("lower is better for latency and errors; higher for rates, goodput, accuracy")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class CompareRun:
+    name: str
+    summary: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+def _cdf_figure(metric: str, title: str, runs: Sequence[CompareRun]) -> str:
+    fig_id = f"plot-compare-{metric}-cdf"
+    series = []
+    missing = []
+    for run in runs:
+        values = rd.latency_values(run.records)[metric]
+        if values:
+            series.append(Series(run.name, rd.cdf_points(values)))
+        else:
+            missing.append(run.name)
+    note = f"no {metric} data for: {', '.join(missing)}" if missing else ""
+    if not series:
+        return figure(fig_id, f"{title} CDF", no_data(f"no data: no run has {metric} values"))
+    svg = line_chart(series, label=f"{title} CDF", x_label=f"{metric} (ms)",
+                     y_label="fraction ≤ x", y_range=(0.0, 1.0), percent_y=True,
+                     hlines=(0.5, 0.9, 0.99))
+    return figure(fig_id, f"{title} CDF", svg, note)
+
+
+def render_compare_html(runs: Sequence[CompareRun]) -> str:
+    names = [r.name for r in runs]
+    rows = compare_rows([r.summary for r in runs])
+    headers = ["metric", "unit"]
+    for i, name in enumerate(names):
+        headers += [name] if i == 0 else [name, "×"]
+    body = []
+    for row in rows:
+        cells: list[Any] = [row.metric.label, row.metric.unit]
+        for i, v in enumerate(row.values):
+            cells.append(fmt_value(v))
+            if i:
+                cells.append("-" if row.ratios[i] is None else f"{row.ratios[i]:.2f}x")
+        body.append(cells)
+    tbl = table(headers, body, table_id="table-compare", right=range(2, len(headers)))
+    runs_tbl = table(["run", "benchmark", "result", "scenario", "endpoint", "duration s"],
+                     [[r.name, r.summary.get("benchmark"), r.summary.get("result"),
+                       metric_value(r.summary, ("scenario", "scenario")),
+                       metric_value(r.summary, ("endpoint", "url")),
+                       r.summary.get("duration_s")] for r in runs], table_id="table-runs")
+    figs = "".join(_cdf_figure(m, t, runs) for m, t in CDF_METRICS)
+    content = (f"<h1>agentic-bench compare</h1><p class=\"sub\">{esc(' vs '.join(names))}</p>"
+               + section("section-runs", "Runs", runs_tbl)
+               + section("section-compare-table", "Headline metrics",
+                         tbl + f'<p class="note">× = value / {esc(names[0])}\'s value</p>')
+               + section("section-compare-cdfs", "Latency distributions",
+                         f'<div class="grid">{figs}</div>'))
+    return page("agentic-bench compare: " + " vs ".join(names), content)
+
+
+def write_compare_html(out_dir: Path, runs: Sequence[CompareRun]) -> Path:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "compare.html"
+    tmp = out_dir / ".compare.html.tmp"
+    tmp.write_text(render_compare_html(runs), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

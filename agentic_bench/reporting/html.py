@@ -1,0 +1,153 @@
+"""``report.html``: one self-contained page per run (inline CSS and SVG; no scripts, no network).
+
+Sections (stable ids), in order: ``section-verdict`` (banner + ``table-constraints``),
+``section-summary``, ``section-config``, ``section-latency`` (CDFs), ``section-requests``,
+``section-breakdown``, ``section-load``, ``section-accuracy``, ``section-errors``; every plot is a
+``<figure id="plot-...">`` holding an ``<svg>`` or a visible ``.no-data`` note.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.reporting import report_figures as rf
+from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
+from agentic_bench.reporting.svg_axes import esc, fmt_num
+
+Record = dict[str, Any]
+SECTION_IDS = ("section-verdict", "section-summary", "section-config", "section-latency",
+               "section-requests", "section-breakdown", "section-load", "section-accuracy",
+               "section-errors")
+PLOT_IDS = ("plot-ttft-cdf", "plot-itl-cdf", "plot-tpot-cdf", "plot-request-cdf",
+            "plot-turn-cdf", "plot-session-cdf", "plot-ttft-vs-input", "plot-turn-by-index",
+            "plot-stage-breakdown", "plot-kind-breakdown", "plot-throughput", "plot-inflight",
+            "plot-errors")  # plus plot-accuracy (no data) or one plot-accuracy-<group> per group
+STAT_COLS = ("count", "mean", "min", "p50", "p90", "p95", "p99", "max")
+
+
+def write_report(out_dir: Path, summary: dict[str, Any], records: list[dict[str, Any]]) -> Path:
+    """Write ``out_dir/report.html`` atomically (tmp + rename); returns its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "report.html"
+    tmp = out_dir / ".report.html.tmp"
+    tmp.write_text(render_report(summary, records), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
+    bench = summary.get("benchmark", "?")
+    endpoint = summary.get("endpoint") or {}
+    sub = " · ".join(str(x) for x in (
+        summary.get("started_at"), endpoint.get("url"), endpoint.get("model"),
+        f"{fmt_num(summary.get('duration_s'))} s") if x)
+    body = [
+        f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
+        verdict_section(summary),
+        summary_section(summary),
+        config_section(summary),
+        section("section-latency", "Latency distributions",
+                f'<div class="grid">{rf.cdf_figures(records)}</div>'),
+        section("section-requests", "Requests and turns",
+                f'<div class="grid">{rf.ttft_scatter_figure(records)}'
+                f"{rf.per_turn_figure(records)}</div>"),
+        section("section-breakdown", "Where the time goes",
+                f'<div class="grid">{rf.stage_figure(records)}{rf.kind_figure(records)}</div>'),
+        section("section-load", "Load over time",
+                f'<div class="grid">{rf.throughput_figure(records)}'
+                f"{rf.inflight_figure(records)}</div>"),
+        accuracy_section(summary.get("accuracy")),
+        section("section-errors", "Errors",
+                f'<div class="grid">{rf.error_figure(summary, records)}</div>'),
+    ]
+    return page(f"agentic-bench {bench}: {summary.get('result', '?')}", "".join(body))
+
+
+def verdict_section(summary: dict[str, Any]) -> str:
+    result = str(summary.get("result", "?"))
+    rows = summary.get("constraints") or []
+    tbl = table(["constraint", "value", "op", "limit", "ok"],
+                [[r.get("name"), r.get("value"), r.get("op"), r.get("limit"),
+                  "ok" if r.get("ok") else "FAIL"] for r in rows],
+                table_id="table-constraints",
+                row_classes=["" if r.get("ok") else "fail" for r in rows])
+    failed = [r.get("name") for r in rows if not r.get("ok")]
+    why = f"failed: {', '.join(map(str, failed))}" if failed else "every constraint met"
+    css = "verdict valid" if result == "VALID" else "verdict invalid"
+    return (f'<section id="section-verdict" class="{css}"><div class="big" id="verdict">'
+            f"{esc(result)}</div><div>complete: {esc(summary.get('complete'))} "
+            f"({esc(summary.get('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")
+
+
+def summary_section(summary: dict[str, Any]) -> str:
+    c = summary.get("counts") or {}
+    t = summary.get("throughput") or {}
+    counts = kv_table([
+        ("sessions ok / total", f"{c.get('sessions_ok', 0):,} / {c.get('sessions', 0):,}"),
+        ("turns ok / planned", f"{c.get('turns_ok', 0):,} / {c.get('turns', 0):,}"),
+        ("missing turns", c.get("missing_turns")),
+        ("requests ok / total", f"{c.get('requests_ok', 0):,} / {c.get('requests', 0):,}"),
+        ("errors", c.get("errors")),
+        ("output tokens", c.get("output_tokens")),
+    ], "table-counts")
+    rates = kv_table([
+        ("requests/s", t.get("requests_per_s")),
+        ("output tokens/s", t.get("output_tokens_per_s")),
+        ("sessions/s", t.get("sessions_per_s")),
+        ("goodput (sessions/s meeting every SLO)",
+         (summary.get("goodput") or {}).get("sessions_per_s")),
+        ("duration (s)", summary.get("duration_s")),
+    ], "table-throughput")
+    lat = summary.get("latency_ms") or {}
+    lat_tbl = table(["latency (ms)", *STAT_COLS],
+                    [[name, *(s.get(k) for k in STAT_COLS)] for name, s in lat.items()],
+                    table_id="table-latency")
+    stages = summary.get("stages_ms") or {}
+    stage_tbl = table(["stage (ms)", *STAT_COLS],
+                      [[name, *(s.get(k) for k in STAT_COLS)] for name, s in stages.items()],
+                      table_id="table-stages") if stages else ""
+    return section("section-summary", "Summary",
+                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}')
+
+
+def config_section(summary: dict[str, Any]) -> str:
+    parts = []
+    for key, title in (("scenario", "scenario"), ("endpoint", "endpoint"),
+                       ("workload", "workload"), ("config", "resolved config"),
+                       ("slos", "SLOs"), ("versions", "versions")):
+        value = summary.get(key)
+        if value in (None, {}, []):
+            continue
+        parts.append(f"<div><h3>{esc(title)}</h3>{kv_table(flatten(value), f'table-{key}')}</div>")
+    harness = summary.get("harness") or {}
+    lag = harness.get("schedule_lag_ms") or {}
+    items = [("schedule lag p50 / p99 / max (ms)",
+              " / ".join(fmt_num(lag.get(k)) for k in ("p50", "p99", "max"))),
+             ("token source", ", ".join(f"{k}: {v}" for k, v in
+                                        (harness.get("token_source") or {}).items()) or "-"),
+             ("truncated record lines", harness.get("truncated_record_lines")),
+             ("client CPU (s)", summary.get("client_cpu_s")),
+             ("summary schema", f"{summary.get('schema', '-')} v{summary.get('version', '-')}"),
+             ("output directory", summary.get("out_dir"))]
+    if summary.get("regenerated"):
+        items.append(("regenerated", summary["regenerated"]))
+    parts.insert(0, f"<div><h3>run</h3>{kv_table(items, 'table-harness')}</div>")
+    return section("section-config", "Configuration and versions",
+                   f'<div class="cols">{"".join(parts)}</div>')
+
+
+def accuracy_section(acc: dict[str, Any] | None) -> str:
+    head = ""
+    if isinstance(acc, dict):
+        scalars = [(k, v) for k, v in acc.items() if not isinstance(v, dict | list)]
+        head = (f'<p id="accuracy-headline"><b>{esc(fmt_num(acc.get("headline")))}</b> '
+                f"{esc(acc.get('metric', ''))}</p>"
+                + kv_table([(k, v) for k, v in scalars if k not in ("headline", "metric")],
+                           "table-accuracy"))
+    return section("section-accuracy", "Accuracy",
+                   f'{head}<div class="grid">{rf.accuracy_figures(acc)}</div>')
+

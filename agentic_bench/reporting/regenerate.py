@@ -1,0 +1,146 @@
+"""Rebuild a run's summary from ``records.jsonl`` (``agentic-bench report`` and ``compare``).
+
+The numbers come from :func:`agentic_bench.metrics.aggregate.summarize` over the records, so
+they are the run's own numbers. What records cannot hold — the run's duration (runner start →
+last session done), whether it completed, its stop reason, the benchmark's default SLOs, the
+task's accuracy and the package versions — is taken from an existing ``summary.json``. Without
+one, the duration is the sum of the records' ``segment`` lines (else first send → last end),
+completeness is inferred, accuracy is left out, and the summary says so under ``regenerated``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.errors import UsageError
+from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.records import read_records
+
+Record = dict[str, Any]
+
+
+@dataclass
+class RunData:
+    path: Path
+    summary: dict[str, Any]
+    records: list[Record]
+    notes: list[str] = field(default_factory=list)
+
+
+def _base_keys() -> set[str]:
+    """The keys summarize() produces itself; everything else in a summary is run metadata."""
+    return set(summarize([], RunInfo(benchmark="-", complete=True, duration_s=1.0)))
+
+
+def run_record(records: Sequence[Record]) -> Record:
+    return next((r for r in records if r.get("type") == "run"), {})
+
+
+def regenerate_summary(records: Sequence[Record], previous: dict[str, Any] | None,
+                       truncated_lines: int = 0) -> tuple[dict[str, Any], list[str]]:
+    """Summary of ``records``; ``previous`` (the run's summary.json) supplies the run facts
+    records do not hold. Returns the summary and notes on anything that had to be derived."""
+    run = run_record(records)
+    if previous is not None:
+        base = _base_keys()
+        info = RunInfo(
+            benchmark=previous.get("benchmark") or run.get("benchmark", "unknown"),
+            complete=bool(previous.get("complete")),
+            duration_s=float(previous.get("duration_s") or 0.0),
+            stop_reason=previous.get("stop_reason", "done"),
+            slos=dict(previous.get("slos") or {}),
+            config=dict(previous["config"] if "config" in previous
+                        else run.get("config") or {}),
+            accuracy=previous.get("accuracy"),
+            extra={k: v for k, v in previous.items() if k not in base},
+            planned_turns=(previous.get("counts") or {}).get("turns"),
+            truncated_record_lines=truncated_lines,
+        )
+        return summarize(records, info), []
+    return _from_records_only(records, run, truncated_lines)
+
+
+def _from_records_only(records: Sequence[Record], run: Record,
+                       truncated_lines: int) -> tuple[dict[str, Any], list[str]]:
+    steps = [r for r in records if r.get("type") == "step"]
+    segments = [r for r in records if r.get("type") == "segment"]
+    config = dict(run.get("config") or {})
+    load = config.get("load") or {}
+    done = {r.get("session_id") for r in records if r.get("type") == "session"}
+    started = {r.get("session_id") for r in steps}
+    planned = load.get("sessions")
+    complete = started <= done and (planned is None or len(done) >= planned)
+    if segments:
+        duration = sum(float(r.get("duration_s") or 0.0) for r in segments)
+        stop_reason = str(segments[-1].get("stop_reason") or "unknown")
+        complete = complete and stop_reason != "interrupted"
+        how = f"duration from the records' segment lines: {duration:.3f} s"
+    else:
+        sent = [r["t_sent_ns"] for r in steps if r.get("t_sent_ns") is not None]
+        ended = [r["t_end_ns"] for r in steps if r.get("t_end_ns") is not None]
+        duration = (max(ended) - min(sent)) / 1e9 if sent and ended else 0.0
+        stop_reason = "unknown"
+        how = (f"duration derived from the records (first request sent → last step ended: "
+               f"{duration:.3f} s), so throughput may differ slightly from the run's own")
+    notes = [
+        f"no summary.json: {how}",
+        f"completeness inferred from the records: {complete} (every started session finished"
+        + (f", {len(done)}/{planned} planned sessions" if planned is not None else "") + ")",
+        "accuracy is not recomputed (it needs the task's scorer); SLOs are the --slo options "
+        "stored in the run record (a benchmark's default SLOs are not)",
+    ]
+    extra: dict[str, Any] = {"scenario": load, "endpoint": run.get("endpoint") or {}}
+    if isinstance(run.get("started_at"), int | float):
+        extra["started_at"] = dt.datetime.fromtimestamp(run["started_at"], dt.UTC).isoformat()
+    extra["regenerated"] = "; ".join(notes)
+    info = RunInfo(
+        benchmark=run.get("benchmark", "unknown"), complete=complete, duration_s=duration,
+        stop_reason=stop_reason, slos=dict(config.get("slos") or {}), config=config,
+        extra=extra, truncated_record_lines=truncated_lines,
+    )
+    return summarize(records, info), notes
+
+
+def _read_summary(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
+    if not path.exists():
+        return None, []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        return None, [f"{path}: unreadable ({exc}); ignored"]
+    if not isinstance(data, dict):
+        return None, [f"{path}: not a summary object; ignored"]
+    return data, []
+
+
+def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
+    """Read a run directory. ``regenerate``: rebuild the summary from records.jsonl (required
+    then); otherwise use summary.json and fall back to rebuilding when it is absent."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir}: not a directory")
+    records_path = run_dir / "records.jsonl"
+    previous, notes = _read_summary(run_dir / "summary.json")
+    records: list[Record] = []
+    truncated = 0
+    if records_path.exists():
+        result = read_records(records_path)
+        records, truncated = result.records, result.truncated_lines
+        if not records and (regenerate or previous is None):
+            raise UsageError(f"{records_path}: no records in the file")
+        if truncated:
+            notes.append(f"{records_path}: skipped {truncated} unreadable line(s)")
+    elif regenerate or previous is None:
+        raise UsageError(f"{run_dir}: no records.jsonl (is this a run output directory? "
+                         "runs write records.jsonl, summary.json and summary.txt to --out DIR)")
+    else:
+        notes.append(f"{run_dir}: no records.jsonl; distributions are not available")
+    if regenerate or previous is None:
+        summary, more = regenerate_summary(records, previous, truncated)
+        return RunData(run_dir, summary, records, notes + more)
+    return RunData(run_dir, previous, records, notes)

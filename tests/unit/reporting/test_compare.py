@@ -1,0 +1,106 @@
+"""compare: metric lookup, ratios against the first run, the text table, compare.html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic_bench.reporting.compare import (
+    METRICS,
+    CompareRun,
+    compare_rows,
+    fmt_value,
+    metric_value,
+    ratio,
+    render_compare_html,
+    render_compare_text,
+    run_names,
+    write_compare_html,
+)
+
+
+def summary(ttft_p50: float, rps: float, errors: int, acc: float | None,
+            result: str = "VALID") -> dict:
+    return {
+        "latency_ms": {"ttft": {"p50": ttft_p50, "p99": ttft_p50 * 2}},
+        "throughput": {"requests_per_s": rps},
+        "counts": {"errors": errors},
+        "accuracy": None if acc is None else {"headline": acc},
+        "result": result,
+    }
+
+
+def test_ratio() -> None:
+    assert ratio(2.0, 4.0) == 0.5
+    assert ratio(3, 0) is None and ratio(None, 1.0) is None and ratio(1.0, None) is None
+    assert ratio("VALID", "VALID") is None and ratio(True, 1) is None
+
+
+def test_metric_value_paths() -> None:
+    s = summary(50.0, 10.0, 0, None)
+    assert metric_value(s, ("latency_ms", "ttft", "p99")) == 100.0
+    assert metric_value(s, ("accuracy", "headline")) is None
+    assert metric_value(s, ("latency_ms", "turn", "p50")) is None
+
+
+def test_compare_rows_ratios_against_first_run() -> None:
+    rows = {r.metric.label: r for r in compare_rows([summary(50.0, 10.0, 0, 0.5),
+                                                     summary(25.0, 30.0, 4, 0.6, "INVALID")])}
+    assert rows["TTFT p50"].values == [50.0, 25.0]
+    assert rows["TTFT p50"].ratios == [1.0, 0.5]
+    assert rows["TTFT p99"].ratios[1] == pytest.approx(0.5)
+    assert rows["requests/s"].ratios[1] == pytest.approx(3.0)
+    assert rows["errors"].ratios == [None, None]  # baseline 0
+    assert rows["accuracy"].ratios[1] == pytest.approx(1.2)
+    assert rows["result"].values == ["VALID", "INVALID"] and rows["result"].ratios == [None, None]
+    assert rows["turn p50"].values == [None, None]
+
+
+def test_metrics_cover_the_headline_list() -> None:
+    labels = [m.label for m in METRICS]
+    for want in ("TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "request p50",
+                 "request p99", "turn p50", "turn p99", "session p50", "session p99",
+                 "requests/s", "output tok/s", "sessions/s", "goodput", "errors", "accuracy",
+                 "result"):
+        assert want in labels
+
+
+def test_text_table() -> None:
+    text = render_compare_text(["a", "b"], [summary(50.0, 10.0, 0, 0.5),
+                                             summary(25.0, 30.0, 4, None)])
+    lines = text.splitlines()
+    assert lines[0].split() == ["metric", "unit", "a", "b"]
+    ttft = next(line for line in lines if line.startswith("TTFT p50"))
+    assert ttft.split() == ["TTFT", "p50", "ms", "50.00", "25.00", "(0.50x)"]
+    rps = next(line for line in lines if line.startswith("requests/s"))
+    assert "(3.00x)" in rps
+    acc = next(line for line in lines if line.startswith("accuracy"))
+    assert acc.split() == ["accuracy", "0.500", "-"]
+    assert "value / a's value" in text
+
+
+def test_fmt_value() -> None:
+    assert [fmt_value(v) for v in (None, "VALID", 3, 0.0, 0.1234, 5.0, 123.45, 12345.6)] == [
+        "-", "VALID", "3", "0.00", "0.123", "5.00", "123.5", "12,346"]
+
+
+def test_run_names_unique() -> None:
+    assert run_names([Path("/x/a"), Path("/y/b")]) == ["a", "b"]
+    assert run_names([Path("/x/run"), Path("/y/run")]) == ["/x/run", "/y/run"]
+
+
+def test_compare_html_overlays_each_run(synth, tmp_path: Path) -> None:
+    ra, rb = synth.make_records(sessions=4), synth.make_records(sessions=6)
+    runs = [CompareRun("a", synth.make_summary(ra), ra),
+            CompareRun("b", synth.make_summary(rb), rb),
+            CompareRun("no-records", synth.make_summary([]), [])]
+    html = render_compare_html(runs)
+    for pid in ("plot-compare-ttft-cdf", "plot-compare-tpot-cdf", "plot-compare-turn-cdf"):
+        fig = html[html.index(f'id="{pid}"'):]
+        fig = fig[:fig.index("</figure>")]
+        assert fig.count("<polyline") == 2, pid
+        assert f"no {pid.split('-')[2]} data for: no-records" in fig
+    assert 'id="table-compare"' in html and "<script" not in html
+    path = write_compare_html(tmp_path, runs)
+    assert path.name == "compare.html" and path.read_text(encoding="utf-8") == html

@@ -1,0 +1,167 @@
+"""report.html from synthetic records: every section and plot, no-data notes, self-contained."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.reporting.html import PLOT_IDS, SECTION_IDS, render_report, write_report
+
+
+class Figures(HTMLParser):
+    """ids of all elements; for each <figure id>: its svg data marks and its no-data text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.figures: dict[str, dict[str, Any]] = {}
+        self._fig: str | None = None
+        self._depth = 0
+        self._in_no_data = False
+        self.tags: set[str] = set()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.add(tag)
+        self.urls += [v for k, v in attrs if k in ("src", "href") and v]
+        if a.get("id"):
+            self.ids.append(a["id"])
+        if tag == "figure" and a.get("id"):
+            self._fig, self._depth = a["id"], 0
+            self.figures[self._fig] = {"marks": 0, "svg": 0, "no_data": ""}
+        if self._fig is None:
+            return
+        if tag == "figure":
+            self._depth += 1
+        fig = self.figures[self._fig]
+        if tag == "svg":
+            fig["svg"] += 1
+        if tag in ("polyline", "circle") or (tag == "rect" and a.get("class") == "bar"):
+            fig["marks"] += 1
+        if tag == "p" and a.get("class") == "no-data":
+            self._in_no_data = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p":
+            self._in_no_data = False
+        if tag == "figure" and self._fig is not None:
+            self._depth -= 1
+            if self._depth == 0:
+                self._fig = None
+
+    def handle_data(self, data: str) -> None:
+        if self._fig is not None and self._in_no_data:
+            self.figures[self._fig]["no_data"] += data
+
+
+def parse(html: str) -> Figures:
+    p = Figures()
+    p.feed(html)
+    return p
+
+
+def test_every_section_and_plot_has_content(synth) -> None:
+    records = synth.make_records(fail_every=5)
+    summary = synth.make_summary(records, accuracy=synth.ACCURACY, slos={"ttft_p99_ms": 45.0})
+    page = parse(render_report(summary, records))
+    for sid in SECTION_IDS:
+        assert sid in page.ids, sid
+    for pid in (*PLOT_IDS, "plot-accuracy-categories", "plot-accuracy-subsets"):
+        fig = page.figures[pid]
+        assert fig["svg"] == 1 and fig["marks"] > 0 and not fig["no_data"], (pid, fig)
+    assert len(page.ids) == len(set(page.ids)), "duplicate ids"
+    assert {"verdict", "table-constraints", "table-latency"} <= set(page.ids)
+
+
+def test_verdict_banner_lists_every_constraint(synth) -> None:
+    records = synth.make_records(fail_every=5)
+    summary = synth.make_summary(records, slos={"ttft_p99_ms": 45.0, "min_sessions": 1})
+    html = render_report(summary, records)
+    assert summary["result"] == "INVALID"
+    assert 'class="verdict invalid"' in html and ">INVALID</div>" in html
+    table = html[html.index('id="table-constraints"'):]
+    table = table[:table.index("</table>")]
+    for row in summary["constraints"]:
+        assert f"<td>{row['name']}</td>" in table
+    assert table.count("<tr") == len(summary["constraints"]) + 1
+    assert table.count('class="fail"') == sum(not r["ok"] for r in summary["constraints"])
+
+
+def test_empty_run_shows_no_data_everywhere(synth) -> None:
+    summary = synth.make_summary([])
+    page = parse(render_report(summary, []))
+    for sid in SECTION_IDS:
+        assert sid in page.ids
+    for pid in (*PLOT_IDS, "plot-accuracy"):
+        fig = page.figures[pid]
+        assert fig["svg"] == 0 and fig["no_data"].strip(), pid
+
+
+def test_self_contained(synth) -> None:
+    records = synth.make_records()
+    html = render_report(synth.make_summary(records, accuracy=synth.ACCURACY), records)
+    page = parse(html)
+    assert not page.urls, page.urls
+    assert not {"script", "link", "img", "iframe", "object", "embed"} & page.tags
+    assert "@import" not in html and "url(" not in html
+    # the only http(s) text is the SVG namespace and the run's own endpoint
+    others = {u for u in re.findall(r"https?://[^\s\"'<]+", html)
+              if u != "http://www.w3.org/2000/svg" and not u.startswith("http://127.0.0.1")}
+    assert not others
+
+
+def test_write_report_is_atomic_and_deterministic(synth, tmp_path: Path) -> None:
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    path = write_report(tmp_path / "out", summary, records)
+    assert path == tmp_path / "out" / "report.html"
+    first = path.read_text(encoding="utf-8")
+    write_report(tmp_path / "out", summary, records)
+    assert path.read_text(encoding="utf-8") == first
+    assert sorted(p.name for p in path.parent.iterdir()) == ["report.html"]
+
+
+def test_untrusted_strings_are_escaped(synth) -> None:
+    records = synth.make_records(sessions=2)
+    for r in records:
+        if r.get("type") == "session":
+            r["category"] = "<img src=x onerror=alert(1)>"
+    summary = synth.make_summary(records, workload={"trace": "<script>alert(1)</script>"})
+    html = render_report(summary, records)
+    assert "<script>" not in html and "<img" not in html
+
+
+def test_large_run_stays_small(synth) -> None:
+    records = [synth.llm(f"s{i}", 0, i * 0.5, n_out=50) for i in range(20_000)]
+    html = render_report(synth.make_summary(records), records)
+    assert len(html) < 2_000_000, len(html)
+
+
+def _edge_cases(synth) -> dict[str, list[dict[str, Any]]]:
+    one = synth.llm("s", 0, 0.0, n_out=1)
+    flat = [synth.llm(f"s{i}", 0, 0.0, ttft=5.0, itl=0.0, n_out=3) for i in range(4)]
+    failed = [synth.llm("s", 0, 0.0, status="error"), synth.tool("s", 0, 0.0, status="error")]
+    partial = [{"type": "step", "kind": "llm", "status": "ok", "session_id": "x"},
+               {"type": "step", "kind": "tool", "status": "ok", "session_id": "x"},
+               {"type": "turn", "status": "ok"}, {"type": "segment", "duration_s": 1.0}]
+    return {"one": [one], "flat": flat, "failed": failed, "partial": partial}
+
+
+def test_edge_cases_render_well_formed_svg(synth) -> None:
+    import xml.etree.ElementTree as ET
+
+    for name, records in _edge_cases(synth).items():
+        try:
+            summary = synth.make_summary(records)
+        except KeyError:  # records too incomplete for summarize(): render with an empty one
+            summary = synth.make_summary([])
+        html = render_report(summary, records)
+        for svg in re.findall(r"<svg.*?</svg>", html, flags=re.S):
+            ET.fromstring(svg)
+        page = parse(html)
+        for pid in PLOT_IDS:
+            fig = page.figures[pid]
+            assert fig["marks"] > 0 or fig["no_data"].strip(), (name, pid, fig)
