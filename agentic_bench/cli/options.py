@@ -37,6 +37,9 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
     g.add_argument("--duration", type=float, metavar="S", help="stop issuing after S seconds")
     g.add_argument("--max-errors", type=int, metavar="N", help="stop issuing after N errors")
     g.add_argument("--seed", type=int, default=42, help="seed for arrival schedules (42)")
+    g.add_argument("--sweep", metavar="KEY=V1,V2,...",
+                   help="run at each point (rate=1,2,4 or concurrency=1,4,16) and write "
+                   "sweep.json/sweep.html: a throughput-latency curve with the knee marked")
     g.add_argument("--workers", type=int, default=1, metavar="N",
                    help="shard sessions over N local worker processes (one event loop each)")
     g.add_argument("--ray-address", metavar="ADDR",
@@ -83,7 +86,16 @@ def run_config(args: argparse.Namespace) -> Any:
         overrides["max_tokens"] = args.max_tokens
     if args.temperature is not None:
         overrides["temperature"] = args.temperature
-    load = LoadSpec(scenario=args.scenario, rate=args.rate, concurrency=args.concurrency,
+    rate, concurrency = args.rate, args.concurrency
+    if getattr(args, "sweep", None):  # checked now; each point replaces the swept value
+        from agentic_bench.metrics.sweep import parse_sweep
+
+        key, values = parse_sweep(args.sweep)
+        if key == "rate":
+            rate = values[0]
+        else:
+            concurrency = int(values[0])
+    load = LoadSpec(scenario=args.scenario, rate=rate, concurrency=concurrency,
                     sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
                     seed=args.seed, grace_s=args.grace).check()
     options = ReplayOptions(
@@ -96,6 +108,25 @@ def run_config(args: argparse.Namespace) -> Any:
                      out=args.resume or args.out, resume=args.resume is not None,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
                      workers_per_node=args.workers_per_node)
+
+
+def execute(workload: Any, config: Any, args: argparse.Namespace) -> int:
+    """Run once, or once per sweep point; print the result; return the exit code."""
+    if getattr(args, "sweep", None):
+        from agentic_bench.metrics.sweep import parse_sweep
+        from agentic_bench.sweep_run import run_sweep
+
+        key, values = parse_sweep(args.sweep)
+        sweep = run_sweep(workload, config, key, values)
+        if not args.quiet:
+            knee = sweep["knee"]
+            print(f"sweep: {len(values)} points, knee "
+                  f"{'at ' + key + '=' + format(knee[key], 'g') if knee else 'not found'}; "
+                  f"{sweep['out_dir']}/sweep.html")
+        return 0 if all(p["result"] == "VALID" for p in sweep["points"]) else 3
+    from agentic_bench.bench import run_workload
+
+    return finish(run_workload(workload, config), args.quiet)
 
 
 def finish(summary: dict[str, Any], quiet: bool) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agentic_bench.cli.options import add_common_options, finish, run_config
+from agentic_bench.cli.options import add_common_options, execute, run_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,9 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.bench import run_workload
     from agentic_bench.tasks.trace_replay import trace_workload
 
     config = run_config(args)
     workload = trace_workload(args.trace)
-    return finish(run_workload(workload, config), args.quiet)
+    return execute(workload, config, args)

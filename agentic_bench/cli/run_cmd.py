@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.options import add_common_options, finish, run_config
+    from agentic_bench.cli.options import add_common_options, execute, run_config
     from agentic_bench.tasks.registry import discover, load_task
 
     if not args.benchmark or args.benchmark in ("-h", "--help"):
@@ -29,10 +29,8 @@ def main(args: argparse.Namespace) -> int:
     task.add_arguments(parser)
     add_common_options(parser, scenario=task.default_scenario)
     task_args = parser.parse_args(args.rest)
-    from agentic_bench.bench import run_workload
-
+    config = run_config(task_args)
     workload = task.workload(task_args)
     if workload.recipe is None:
         workload.recipe = ("task", task.name, task_args)
-    config = run_config(task_args)
-    return finish(run_workload(workload, config), task_args.quiet)
+    return execute(workload, config, task_args)

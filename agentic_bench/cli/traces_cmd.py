@@ -1,0 +1,91 @@
+"""``agentic-bench traces SUBCOMMAND``: tools that work on trace files (``stats`` for now).
+
+Adding a subcommand (e.g. ``traces build``) from another module::
+
+    from agentic_bench.cli.traces_cmd import add_traces_subcommand
+
+    def configure(p: argparse.ArgumentParser) -> None:   # p = the new sub-parser
+        p.add_argument(...)
+        p.set_defaults(func=main)                       # main(args) -> exit code
+
+    add_traces_subcommand("build", configure, help="build a trace from a task")
+
+and list that module in ``TRACES_MODULES`` below, so it is imported (lazily, stdlib-only at
+top level) when the ``traces`` parser is built. A missing module is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Configure = Callable[[argparse.ArgumentParser], None]
+TRACES_MODULES: tuple[str, ...] = ("agentic_bench.cli.traces_build_cmd",)
+_SUBCOMMANDS: dict[str, tuple[Configure, dict[str, Any]]] = {}
+
+
+def add_traces_subcommand(name: str, configure: Configure, **parser_kwargs: Any) -> None:
+    """Register ``agentic-bench traces NAME``; ``configure`` fills in its parser."""
+    _SUBCOMMANDS[name] = (configure, parser_kwargs)
+
+
+def _configure_stats(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", type=Path, help="trace file (native JSONL or any importable format)")
+    p.add_argument("--format", default="auto", metavar="FORMAT",
+                   help="input format (default auto; see `agentic-bench import --help`)")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    p.add_argument("--block-chars", type=int, default=64, metavar="N",
+                   help="block size for the prefix-sharing ratio (default 64 chars ≈ 16 tokens)")
+    p.set_defaults(func=stats_main)
+
+
+add_traces_subcommand(
+    "stats", _configure_stats, help="sessions, turns, token sizes, tool calls, think time, "
+    "prefix sharing", description="Describe a trace: sessions, turns and requests per "
+    "session, input/output token distributions (recorded usage, else chars/4 — the output "
+    "says which), tool calls, think time and the prefix-sharing ratio of the requests a "
+    "recorded-history replay would send.")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    for name in TRACES_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+    p = sub.add_parser("traces", help="work with trace files (stats, ...)",
+                       description="Tools for trace files. `agentic-bench traces stats FILE`.")
+    tsub = p.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
+    for name, (configure, kwargs) in _SUBCOMMANDS.items():
+        configure(tsub.add_parser(name, **kwargs))
+    p.set_defaults(func=lambda args: _help(p))
+
+
+def _help(p: argparse.ArgumentParser) -> int:
+    p.print_help()
+    return 2
+
+
+def stats_main(args: argparse.Namespace) -> int:
+    import json
+
+    from agentic_bench.errors import UsageError
+    from agentic_bench.trace.importers import import_file, resolve_format
+    from agentic_bench.trace.stats import render_stats, trace_stats
+
+    if not args.file.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    if args.block_chars < 1:
+        raise UsageError("--block-chars must be >= 1")
+    fmt = resolve_format(args.format, args.file)
+    stats = trace_stats(import_file(fmt, args.file), block_chars=args.block_chars)
+    stats = {"file": str(args.file), "format": fmt, **stats}
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        print(render_stats(stats, title=f"{args.file} ({fmt})"), end="")
+    return 0

@@ -1,0 +1,70 @@
+"""Sweeps: one curve of throughput vs latency (and goodput) over a list of load points.
+
+The knee is the point farthest from the chord between the first and last points of the
+(throughput, p99 latency) curve after both axes are normalised to [0, 1] — where latency
+starts to rise faster than throughput (the "Kneedle" idea). Fewer than 3 points: no knee.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+SWEEP_KEYS = ("rate", "concurrency")
+
+
+def parse_sweep(text: str) -> tuple[str, list[float]]:
+    key, sep, values = text.partition("=")
+    key = key.strip()
+    if not sep or key not in SWEEP_KEYS:
+        raise ConfigError(f"--sweep {text!r}: expected rate=R1,R2,... or concurrency=N1,N2,...")
+    try:
+        points = [float(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(f"--sweep {text!r}: values must be numbers") from None
+    if not points or any(p <= 0 for p in points):
+        raise ConfigError(f"--sweep {text!r}: give at least one value > 0")
+    if key == "concurrency" and any(p != int(p) for p in points):
+        raise ConfigError(f"--sweep {text!r}: concurrency values must be integers")
+    return key, points
+
+
+def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, Any]:
+    lat = summary["latency_ms"]
+    return {
+        key: value,
+        "result": summary["result"],
+        "requests_per_s": summary["throughput"]["requests_per_s"],
+        "output_tokens_per_s": summary["throughput"]["output_tokens_per_s"],
+        "sessions_per_s": summary["throughput"]["sessions_per_s"],
+        "goodput_sessions_per_s": summary["goodput"]["sessions_per_s"],
+        "ttft_p50_ms": lat["ttft"]["p50"], "ttft_p99_ms": lat["ttft"]["p99"],
+        "tpot_p50_ms": lat["tpot"]["p50"], "tpot_p99_ms": lat["tpot"]["p99"],
+        "request_p50_ms": lat["request"]["p50"], "request_p99_ms": lat["request"]["p99"],
+        "errors": summary["counts"]["errors"], "out_dir": summary.get("out_dir"),
+    }
+
+
+def knee_index(xs: list[float], ys: list[float]) -> int | None:
+    if len(xs) < 3:
+        return None
+    def norm(v: list[float]) -> list[float]:
+        lo, hi = min(v), max(v)
+        return [0.0 if hi == lo else (x - lo) / (hi - lo) for x in v]
+    nx, ny = norm(xs), norm(ys)
+    (x0, y0), (x1, y1) = (nx[0], ny[0]), (nx[-1], ny[-1])
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    dist = [abs((y1 - y0) * x - (x1 - x0) * y + x1 * y0 - y1 * x0) / length
+            for x, y in zip(nx, ny, strict=True)]
+    best = max(range(1, len(xs) - 1), key=dist.__getitem__)
+    return best if dist[best] > 0.05 else None
+
+
+def sweep_summary(key: str, points: list[dict[str, Any]]) -> dict[str, Any]:
+    ys = [p["request_p99_ms"] or 0.0 for p in points]
+    xs = [p["requests_per_s"] for p in points]
+    knee = knee_index(xs, ys)
+    return {"schema": "agentic-bench/sweep", "version": 1, "key": key, "points": points,
+            "knee": None if knee is None else {"index": knee, key: points[knee][key]}}

@@ -1,0 +1,44 @@
+"""sweep.html: throughput vs latency and goodput curves of a sweep, knee marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.reporting.html_template import figure, page, section, table
+from agentic_bench.reporting.plots import Series, line_chart, no_data
+
+
+def render_sweep(sweep: dict[str, Any]) -> str:
+    key, points = sweep["key"], sweep["points"]
+    knee = sweep.get("knee")
+    note = f"knee at {key} = {knee[key]:g}" if knee else "no clear knee"
+    if points:
+        lat = [Series(f"{m} p99", [(p["requests_per_s"], p[f"{m}_p99_ms"] or 0.0)
+                                   for p in points]) for m in ("request", "ttft")]
+        curve = line_chart(lat, label="throughput vs latency", x_label="requests/s",
+                           y_label="ms", markers=True)
+        good = line_chart([Series("goodput", [(p[key], p["goodput_sessions_per_s"])
+                                              for p in points]),
+                           Series("sessions/s", [(p[key], p["sessions_per_s"]) for p in points])],
+                          label="goodput", x_label=key, y_label="sessions/s", markers=True)
+    else:
+        curve = good = no_data()
+    rows = [[p[key], p["result"], p["requests_per_s"], p["output_tokens_per_s"],
+             p["goodput_sessions_per_s"], p["ttft_p50_ms"], p["ttft_p99_ms"],
+             p["request_p99_ms"], p["errors"], "knee" if knee and i == knee["index"] else ""]
+            for i, p in enumerate(points)]
+    body = (section("sweep-curve", "Throughput vs latency",
+                    figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
+                           note) +
+                    figure("plot-sweep-goodput", f"goodput against {key}", good)) +
+            section("sweep-table", "Points", table(
+                [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
+                 "request p99", "errors", ""], rows)))
+    return page("agentic-bench sweep", f"<h1>Sweep over {key}</h1>{body}")
+
+
+def write_sweep_html(out_dir: Path, sweep: dict[str, Any]) -> Path:
+    path = out_dir / "sweep.html"
+    path.write_text(render_sweep(sweep), encoding="utf-8")
+    return path

@@ -1,0 +1,39 @@
+"""Run one workload at each point of a sweep and write sweep.json + sweep.html."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.bench import RunConfig, default_out, run_workload
+from agentic_bench.metrics.sweep import sweep_point, sweep_summary
+from agentic_bench.reporting.sweep_html import write_sweep_html
+from agentic_bench.workload import Workload
+
+
+def run_sweep(workload: Workload, config: RunConfig, key: str,
+              values: list[float]) -> dict[str, Any]:
+    base = config.out or default_out(f"{workload.name}-sweep")
+    base.mkdir(parents=True, exist_ok=True)
+    points = []
+    for value in values:
+        load = replace(config.load, **{key: int(value) if key == "concurrency" else value})
+        if key == "rate" and load.scenario != "server":
+            load = replace(load, scenario="server")
+        cfg = replace(config, load=load, out=base / f"{key}-{value:g}",
+                      options=copy.deepcopy(config.options))
+        summary = run_workload(workload, cfg)
+        points.append(sweep_point(key, value, summary))
+        if not config.quiet:
+            p = points[-1]
+            print(f"{key}={value:g}: {p['requests_per_s']:.2f} req/s, TTFT p99 "
+                  f"{p['ttft_p99_ms']} ms, goodput {p['goodput_sessions_per_s']:.3f}/s, "
+                  f"{p['result']}")
+    sweep = sweep_summary(key, points)
+    Path(base / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
+    write_sweep_html(base, sweep)
+    sweep["out_dir"] = str(base)
+    return sweep
