@@ -34,13 +34,28 @@ def test_help_is_fast(cli) -> None:
         assert f" {heavy}\n" not in res.stderr and f" {heavy}." not in res.stderr, heavy
 
 
-def test_malformed_trace_exits_2_and_sends_nothing(sim_factory, cli, tmp_path: Path) -> None:
+GOOD = {"schema_version": "1", "session_id": "a", "turns": [{"user": "u"}]}
+BAD_TRACES = {
+    "malformed-json": b'{"schema_version": "1", "session_id": \n',
+    "unknown-version": json.dumps({**GOOD, "session_id": "b", "schema_version": "7"}).encode(),
+    "missing-field": b'{"schema_version": "1", "session_id": "b"}',
+    "undeclared-tool": json.dumps({**GOOD, "session_id": "b", "turns": [{"user": "u", "steps": [
+        {"kind": "tool", "name": "rm_rf"}, {"kind": "llm"}]}]}).encode(),
+    "negative-think": json.dumps({**GOOD, "session_id": "b",
+                                  "turns": [{"user": "u", "think_time_s": -2}]}).encode(),
+    "duplicate-id": json.dumps(GOOD).encode(),
+    "non-utf8": b'{"schema_version": "1", "session_id": "\xff\xfe"}',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_TRACES))
+def test_bad_trace_exits_2_and_sends_nothing(kind: str, sim_factory, cli,
+                                             tmp_path: Path) -> None:
     sim = sim_factory("--ttft-ms", "1")
     trace = tmp_path / "bad.jsonl"
-    good = {"schema_version": "1", "session_id": "a", "turns": [{"user": "u"}]}
-    trace.write_text(json.dumps(good) + "\n" + '{"schema_version": "1", "session_id": \n')
+    trace.write_bytes(json.dumps(GOOD).encode() + b"\n" + BAD_TRACES[kind] + b"\n")
     res = cli("replay", str(trace), "--endpoint", sim.url, "--out", str(tmp_path / "o"))
-    assert res.returncode == 2
+    assert res.returncode == 2, res.stderr
     assert f"{trace}:2:" in res.stderr
     sim.stop()
     assert sim.requests == 0

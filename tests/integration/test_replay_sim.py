@@ -106,19 +106,40 @@ def test_live_history_and_tool_matching(sim_factory, cli, tmp_path: Path) -> Non
 
 
 def test_faults_are_records_not_losses(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
-    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8",
+    sim = sim_factory("--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "16",
                       "--fail-rate", "0.1", "--hang-rate", "0.1", "--disconnect-rate", "0.1",
                       "--malformed-rate", "0.1", "--seed", "3")
-    trace = trace_factory(300)
+    trace = trace_factory(500)
     out = tmp_path / "f"
     res = cli("replay", str(trace), "--endpoint", sim.url, "--scenario", "concurrency",
-              "--concurrency", "32", "--request-timeout", "2", "--out", str(out), "--quiet",
-              timeout=120)
+              "--concurrency", "16", "--request-timeout", "1.5", "--out", str(out), "--quiet",
+              timeout=300)
     assert res.returncode == 3, res.stderr  # missing turns make the run INVALID
-    s, _records = load(out)
+    s, records = load(out)
     c = s["counts"]
-    assert c["requests"] == 300 and c["requests_ok"] + c["errors"] == 300
+    steps = [r for r in records if r["type"] == "step"]
+    assert len(steps) == 500 and len({r["session_id"] for r in steps}) == 500  # each once
+    assert c["requests"] == 500 and c["requests_ok"] + c["errors"] == 500
     assert set(c["errors_by_type"]) == {"http_status", "timeout", "disconnect", "malformed"}
-    assert 0.3 * 300 < c["errors"] < 0.5 * 300
+    assert 0.3 * 500 < c["errors"] < 0.5 * 500
     assert c["missing_turns"] == c["errors"]
-    assert s["latency_ms"]["ttft"]["count"] == c["requests_ok"]
+    disconnects = [r for r in steps if r.get("error_type") == "disconnect"]
+    assert any(r.get("output_tokens", 0) > 0 for r in disconnects)  # tokens so far are kept
+    lat = s["latency_ms"]
+    assert lat["ttft"]["count"] == c["requests_ok"]
+    assert abs(lat["ttft"]["p50"] - 100) <= 3 and abs(lat["itl"]["p50"] - 10) <= 1
+
+
+def test_retries_are_recorded(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "4",
+                      "--fail-rate", "0.3", "--seed", "5")
+    out = tmp_path / "r"
+    res = cli("replay", str(trace_factory(100)), "--endpoint", sim.url, "--retries", "5",
+              "--scenario", "concurrency", "--concurrency", "8", "--out", str(out), "--quiet")
+    assert res.returncode == 0, res.stderr
+    s, records = load(out)
+    retried = [r for r in records if r.get("status") == "retried"]
+    assert s["counts"]["retries"] == len(retried) > 10
+    assert s["counts"]["requests"] == s["counts"]["requests_ok"] == 100
+    assert all(r["error_type"] == "http_status" for r in retried)
+    assert max(r.get("attempt", 0) for r in records if r["type"] == "step") >= 1

@@ -1,0 +1,511 @@
+"""The embedded endpoint: llama-cpp-python's OpenAI-compatible server as a child process.
+
+``LlamaServer`` starts ``python -m llama_cpp.server`` with the packaged SmolLM2 GGUF on a
+loopback port, waits until ``GET /v1/models`` answers, and stops it (SIGTERM, then SIGKILL after
+a grace period). No server outlives the harness: the child gets its own session and, on Linux,
+``PR_SET_PDEATHSIG`` (SIGTERM when the starting thread dies; main thread only); the launcher of
+this package's chat format also watches its parent pid (:func:`watch_parent_from_env`);
+``atexit`` and ``__exit__`` stop it too. Only stdlib imports here: the CLI imports this module
+at start-up time.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import errno
+import importlib.metadata
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
+from agentic_bench.errors import EndpointStartError
+
+LLAMA_CPP_VERSION = "0.3.36"
+DEFAULT_CHAT_FORMAT = "chatml-function-calling-stream"  # agentic_bench.endpoint.chatml_tools
+_OWN_FORMATS = {DEFAULT_CHAT_FORMAT: "agentic_bench.endpoint.chatml_tools"}
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+DEFAULT_N_CTX = 4096
+SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+INSTALL_HINT = (
+    "install it with `make install`, or `scripts/install_llama.sh .venv/bin/pip` (installs the "
+    f"cached llama_cpp_python-{LLAMA_CPP_VERSION} wheel from .wheels/ or builds it) — the server "
+    "also needs uvicorn, fastapi, sse-starlette, starlette-context<0.4, pydantic-settings"
+)
+# OpenMP workers that spin between decode steps starve the server's Python threads (and the
+# benchmark client) when cores are few or shared: measured 3-11 vs 22-28 tokens/s on 2 busy
+# cores (docs/embedded-endpoint.md). A user's own setting wins.
+CHILD_ENV_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
+PARENT_PID_ENV = "AGENTIC_BENCH_PARENT_PID"
+_PR_SET_PDEATHSIG = 1
+_LIVE: set[LlamaServer] = set()
+_ATEXIT_DONE = False
+_LOCK = threading.Lock()
+
+
+def default_threads() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 2
+    return max(1, min(4, cpus))
+
+
+def _connect_host(host: str) -> str:
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "::1"
+    return host
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _bind_probe(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # like uvicorn
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """True when a server could bind ``host:port`` now (same rules as uvicorn)."""
+    try:
+        _bind_probe(host or "0.0.0.0", port).close()
+    except OSError:
+        return False
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    sock = _bind_probe(host or "0.0.0.0", 0)
+    try:
+        return int(sock.getsockname()[1])
+    finally:
+        sock.close()
+
+
+def _pdeathsig_preexec() -> Callable[[], None] | None:
+    """A preexec_fn that makes the child get SIGTERM when this thread dies (Linux only).
+
+    PR_SET_PDEATHSIG follows the *thread* that forked, so it is only set when starting from the
+    main thread; a server started from a worker thread relies on ``atexit``/``stop()``.
+    """
+    if not sys.platform.startswith("linux") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
+def watch_parent_from_env(interval_s: float = 0.5, grace_s: float = 10.0) -> None:
+    """In the server child: SIGTERM itself when the harness ($AGENTIC_BENCH_PARENT_PID) is gone.
+
+    Covers what PR_SET_PDEATHSIG cannot: a server started from a worker thread (PDEATHSIG would
+    fire when that *thread* exits, so it is not set there) and non-Linux systems. The launcher
+    of this package's chat format runs it; exits hard if a graceful stop takes over ``grace_s``.
+    """
+    try:
+        parent = int(os.environ.get(PARENT_PID_ENV, ""))
+    except ValueError:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _stop_all() -> None:
+    for server in list(_LIVE):
+        server.stop(grace_s=2.0)
+
+
+def _tail(fd: int | None, lines: int = 25, max_bytes: int = 8192) -> str:
+    """The last ``lines`` of the log behind ``fd`` (read without moving any file offset)."""
+    if fd is None:
+        return ""
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, max_bytes, max(0, size - max_bytes)).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+class LlamaServer:
+    """``with LlamaServer() as srv: ... srv.base_url`` — a llama.cpp server on loopback."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        chat_format: str = DEFAULT_CHAT_FORMAT,
+        alias: str = MODEL_ALIAS,
+        start_timeout_s: float = 120.0,
+        stop_grace_s: float = 5.0,
+        python: str | None = None,
+        log_path: str | os.PathLike[str] | None = None,
+        extra_args: Sequence[str] = (),
+    ) -> None:
+        self._model_arg = model_path
+        self.host = host
+        self.requested_port = port
+        self.port: int | None = port
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.chat_format = chat_format
+        self.model = alias
+        self.start_timeout_s = start_timeout_s
+        self.stop_grace_s = stop_grace_s
+        self.python = python or sys.executable
+        self.log_path = Path(log_path) if log_path else None  # None: an unlinked temp file
+        self._log_fd: int | None = None  # read side, for the tail in error messages
+        self.extra_args = list(extra_args)
+        self.model_path: Path | None = None
+        self.start_seconds: float | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sysinfo_proc: subprocess.Popen[bytes] | None = None
+        self._sysinfo: str | None = None
+        self._sha256: str | None = None
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("LlamaServer is not started")
+        return f"http://{_url_host(_connect_host(self.host))}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        """The server's command line (model path and port must be resolved).
+
+        Upstream chat formats run ``python -m llama_cpp.server``; this package's own format runs
+        a launcher that registers its handler and then runs ``llama_cpp.server`` unchanged.
+        """
+        module = _OWN_FORMATS.get(self.chat_format, "llama_cpp.server")
+        return [
+            self.python, "-m", module,
+            "--model", str(self.model_path),
+            "--model_alias", self.model,
+            "--host", self.host,
+            "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.n_threads),
+            "--n_threads_batch", str(self.n_threads),
+            "--chat_format", self.chat_format,
+            *self.extra_args,
+        ]  # fmt: skip
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def __enter__(self) -> LlamaServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def start(self) -> LlamaServer:
+        if self._proc is not None:
+            return self
+        self._check_installed()
+        self.model_path = locate_model(self._model_arg)
+        if self.requested_port is not None and not port_is_free(self.host, self.requested_port):
+            raise EndpointStartError(
+                f"port {self.requested_port} on {self.host} is busy (another server is listening); "
+                "choose another --port or omit it to pick a free one"
+            )
+        t0 = time.perf_counter()
+        self._start_sysinfo()
+        attempts = 1 if self.requested_port is not None else 3
+        for attempt in range(attempts):
+            self.port = self.requested_port or free_port(self.host)
+            try:
+                self._spawn_and_wait()
+                break
+            except _PortRace:
+                if attempt == attempts - 1:
+                    raise EndpointStartError(
+                        f"could not bind a free port on {self.host} after {attempts} tries"
+                    ) from None
+        self.start_seconds = time.perf_counter() - t0
+        return self
+
+    def _check_installed(self) -> None:
+        if self.python != sys.executable:
+            return  # checked by the child itself; its stderr tail explains a failure
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise EndpointStartError(
+                f"llama-cpp-python is not installed for {sys.executable}; {INSTALL_HINT}"
+            )
+        missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
+        if missing:
+            raise EndpointStartError(
+                f"llama-cpp-python's server needs {', '.join(missing)}; {INSTALL_HINT}"
+            )
+
+    def _open_log(self) -> Any:
+        """The file the child writes to; a temp file is unlinked at once (nothing to leak)."""
+        self._close_log()
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = self.log_path.open("wb")
+            self._log_fd = os.open(self.log_path, os.O_RDONLY)
+            return log
+        fd, name = tempfile.mkstemp(prefix="agentic-bench-llama-", suffix=".log")
+        try:
+            self._log_fd = os.open(name, os.O_RDONLY)
+        finally:
+            os.unlink(name)
+        return os.fdopen(fd, "wb")
+
+    def _close_log(self) -> None:
+        fd, self._log_fd = self._log_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _spawn_and_wait(self) -> None:
+        global _ATEXIT_DONE
+        with _LOCK:
+            if not _ATEXIT_DONE:
+                atexit.register(_stop_all)
+                _ATEXIT_DONE = True
+        env = dict(os.environ)
+        env.pop("HOST", None)  # llama_cpp.server lets $HOST/$PORT override --host/--port
+        env.pop("PORT", None)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        for key, value in CHILD_ENV_DEFAULTS.items():
+            env.setdefault(key, value)
+        env[PARENT_PID_ENV] = str(os.getpid())
+        if self.chat_format in _OWN_FORMATS:  # the launcher lives in this package
+            path = env.get("PYTHONPATH")
+            env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + path if path else "")
+        with self._open_log() as log:
+            self._proc = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                preexec_fn=_pdeathsig_preexec(),  # PR_SET_PDEATHSIG (see above)
+            )
+        _LIVE.add(self)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop(grace_s=2.0)
+            raise
+
+    def _wait_ready(self) -> None:
+        assert self._proc is not None
+        url = f"{self.base_url}/models"
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        deadline = time.monotonic() + self.start_timeout_s
+        delay = 0.05
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                tail = _tail(self._log_fd)
+                if self.requested_port is None and (
+                    "address already in use" in tail.lower() or f"errno {errno.EADDRINUSE}" in tail
+                ):
+                    raise _PortRace
+                raise EndpointStartError(
+                    f"llama.cpp server exited with code {code} during start-up "
+                    f"(command: {' '.join(self.command())}); last output:\n{tail}"
+                )
+            try:
+                with opener.open(url, timeout=2.0) as resp:
+                    if resp.status == 200:
+                        json.loads(resp.read())
+                        return
+            except (urllib.error.URLError, OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                tail = _tail(self._log_fd)
+                raise EndpointStartError(
+                    f"llama.cpp server did not answer {url} within {self.start_timeout_s:.0f} s; "
+                    f"last output:\n{tail}"
+                )
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    def stop(self, grace_s: float | None = None) -> None:
+        """SIGTERM, wait ``grace_s``, SIGKILL; then wait until the port is free. Idempotent."""
+        proc, self._proc = self._proc, None
+        _LIVE.discard(self)
+        self._reap_sysinfo(kill=True)
+        if proc is None:
+            return
+        grace = self.stop_grace_s if grace_s is None else grace_s
+        try:
+            if proc.poll() is None:
+                _killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(grace)
+                except subprocess.TimeoutExpired:
+                    _killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(10)
+        except BaseException:
+            _killpg(proc.pid, signal.SIGKILL)  # interrupted while waiting: do not leave it
+            proc.wait(10)
+            raise
+        finally:
+            _killpg(proc.pid, signal.SIGKILL)  # stragglers in its process group, if any
+        if self.port is not None:
+            deadline = time.monotonic() + 5.0
+            while not port_is_free(self.host, self.port) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        self._close_log()
+
+    def log_tail(self, lines: int = 25) -> str:
+        """The last lines the server wrote (while its log exists)."""
+        return _tail(self._log_fd, lines)
+
+    # -- description --------------------------------------------------------------------------
+    def _start_sysinfo(self) -> None:
+        if self._sysinfo is not None or self._sysinfo_proc is not None:
+            return
+        code = (
+            "import sys, llama_cpp\n"
+            "s = llama_cpp.llama_print_system_info()\n"
+            "sys.stdout.write(s.decode('utf-8', 'replace') if isinstance(s, bytes) else str(s))\n"
+        )
+        try:
+            self._sysinfo_proc = subprocess.Popen(
+                [self.python, "-c", code],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            self._sysinfo = ""
+
+    def _reap_sysinfo(self, kill: bool = False, timeout_s: float = 30.0) -> None:
+        proc, self._sysinfo_proc = self._sysinfo_proc, None
+        if proc is None:
+            return
+        if kill and proc.poll() is None:
+            proc.kill()
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        if proc.returncode == 0:
+            self._sysinfo = out.decode("utf-8", "replace").strip()
+        elif self._sysinfo is None and not kill:
+            self._sysinfo = ""
+
+    def system_info(self) -> str:
+        """``llama_cpp.llama_print_system_info()`` of the server's interpreter (cached)."""
+        if self._sysinfo is None:
+            if self._sysinfo_proc is None:
+                self._start_sysinfo()
+            self._reap_sysinfo()
+        return self._sysinfo or ""
+
+    def model_sha256(self) -> str:
+        if self._sha256 is None:
+            path = self.model_path or locate_model(self._model_arg)
+            self._sha256 = model_sha256(path)
+        return self._sha256
+
+    def info(self) -> dict[str, Any]:
+        """What was served and how: recorded in a run's summary."""
+        path = self.model_path or locate_model(self._model_arg)
+        try:
+            version = importlib.metadata.version("llama_cpp_python")
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+        return {
+            "kind": "embedded",
+            "server": "llama_cpp.server (llama-cpp-python)",
+            "launcher": _OWN_FORMATS.get(self.chat_format, "llama_cpp.server"),
+            "llama_cpp_python": version,
+            "system_info": self.system_info(),
+            "model": self.model,
+            "model_path": str(path),
+            "model_file": path.name,
+            "model_size_bytes": path.stat().st_size,
+            "model_sha256": self.model_sha256(),
+            "base_url": self.base_url if self.port is not None else None,
+            "pid": self.pid,
+            "start_seconds": self.start_seconds,
+            "flags": {
+                "host": self.host,
+                "port": self.port,
+                "n_ctx": self.n_ctx,
+                "n_threads": self.n_threads,
+                "n_threads_batch": self.n_threads,
+                "chat_format": self.chat_format,
+                "model_alias": self.model,
+                "extra_args": list(self.extra_args),
+                "env": {k: os.environ.get(k, v) for k, v in CHILD_ENV_DEFAULTS.items()},
+            },
+            "command": self.command() if self.model_path and self.port else None,
+        }
+
+
+class _PortRace(Exception):
+    """The auto-picked port was taken between probing and binding."""
+
+
+def _killpg(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

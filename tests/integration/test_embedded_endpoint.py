@@ -1,0 +1,212 @@
+"""The embedded endpoint for real: llama-cpp-python's server with the packaged SmolLM2 GGUF.
+
+Skipped (with the reason) only when llama_cpp or the model is not installed. One server is
+shared by the module; the lifecycle tests start their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic_bench.endpoint.llama_server import LlamaServer, free_port, port_is_free
+from agentic_bench.endpoint.model_file import locate_model
+from agentic_bench.errors import EndpointStartError
+from agentic_bench.transport.client import AiohttpChatClient
+from agentic_bench.transport.result import ChatResult
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
+
+if importlib.util.find_spec("llama_cpp") is None:
+    pytest.skip(
+        "llama-cpp-python is not installed (scripts/install_llama.sh .venv/bin/pip)",
+        allow_module_level=True,
+    )
+try:
+    locate_model()
+except EndpointStartError as exc:
+    pytest.skip(f"model not installed: {exc}", allow_module_level=True)
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+HELLO = {
+    "model": "smollm2",
+    "messages": [{"role": "user", "content": "Say hello in five words."}],
+    "max_tokens": 16,
+    "temperature": 0,
+    "seed": 1,
+}
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def server_processes(port: int) -> list[int]:
+    """PIDs of llama.cpp server processes (``--model_alias``) serving ``--port port``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        serving = b"--model_alias" in argv and b"--port" in argv
+        if serving and str(port).encode() in argv and pid_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def wait_gone(pid: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LlamaServer]:
+    with LlamaServer(start_timeout_s=180) as srv:
+        yield srv
+
+
+def chat(base_url: str, body: dict[str, Any]) -> ChatResult:
+    async def go() -> ChatResult:
+        client = AiohttpChatClient(base_url)
+        try:
+            return await client.chat(body, timeout_s=120)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_streamed_reply_with_ttft(server: LlamaServer) -> None:
+    r = chat(server.base_url, HELLO)
+    assert r.ok, r.error
+    assert r.content.strip() and r.finish_reason in ("stop", "length")
+    assert r.t_first_token_ns is not None and r.t_first_token_ns > r.t_sent_ns
+    assert r.token_times_ns == sorted(r.token_times_ns) and r.t_end_ns >= r.token_times_ns[-1]
+    assert r.model == "smollm2"
+    assert r.input_tokens and r.output_tokens  # usage chunk from chatml-function-calling-stream
+    info = server.info()
+    assert len(info["model_sha256"]) == 64 and info["llama_cpp_python"] == "0.3.36"
+    assert "AVX" in info["system_info"]
+
+
+def test_tool_call_is_an_openai_tool_call(server: LlamaServer) -> None:
+    body = {
+        "model": "smollm2",
+        "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+        "tools": [WEATHER_TOOL],
+        "tool_choice": "auto",
+        "max_tokens": 64,
+        "temperature": 0,
+    }
+    r = chat(server.base_url, body)
+    assert r.ok, r.error
+    assert r.finish_reason == "tool_calls" and r.t_first_token_ns is not None
+    assert len(r.tool_calls) >= 1
+    call = r.tool_calls[0]
+    assert call["name"] == "get_weather" and call["id"]
+    assert isinstance(json.loads(call["arguments"]).get("city"), str)
+
+
+def test_inproc_and_http_fill_the_same_fields(server: LlamaServer) -> None:
+    from agentic_bench.endpoint.inproc import InprocChatClient
+
+    async def go() -> ChatResult:
+        client = InprocChatClient()
+        try:
+            return await client.chat(HELLO, timeout_s=120)
+        finally:
+            await client.aclose()
+
+    inproc = asyncio.run(go())
+    http = chat(server.base_url, HELLO)
+    assert inproc.ok and http.ok, (inproc.error, http.error)
+
+    def populated(r: ChatResult) -> set[str]:
+        empty = (None, "", [])
+        return {f.name for f in fields(r) if getattr(r, f.name) not in empty}
+
+    # http_status is the one field that only HTTP has
+    assert populated(inproc) == populated(http) - {"http_status"}
+    assert inproc.input_tokens == http.input_tokens  # same prompt through the same handler
+
+
+def test_exception_inside_with_leaves_no_server() -> None:
+    srv = LlamaServer()
+    with pytest.raises(RuntimeError, match="boom"), srv:
+        pid, port = srv.pid, srv.port
+        assert pid is not None and port is not None and pid_alive(pid)
+        raise RuntimeError("boom")
+    assert wait_gone(pid)
+    assert server_processes(port) == []
+    assert port_is_free("127.0.0.1", port)
+
+
+def test_busy_port_is_refused(server: LlamaServer) -> None:
+    assert server.port is not None
+    with pytest.raises(EndpointStartError, match="busy"):
+        LlamaServer(port=server.port).start()
+
+
+def test_serve_command_stops_on_sigint() -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentic_bench", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()  # printed once /v1/models answers
+        assert url == f"http://127.0.0.1:{port}/v1", proc.stderr.read() if proc.stderr else ""
+        with urllib.request.urlopen(f"{url}/models", timeout=10) as resp:
+            assert json.load(resp)["data"][0]["id"] == "smollm2"
+        servers = server_processes(port)
+        assert len(servers) == 1
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert wait_gone(servers[0])
+    assert server_processes(port) == []
+    assert port_is_free("127.0.0.1", port)

@@ -1,0 +1,179 @@
+"""LlamaServer's lifecycle against a fake server process (no llama_cpp needed)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agentic_bench.endpoint import llama_server
+from agentic_bench.endpoint.llama_server import LlamaServer, free_port, port_is_free
+from agentic_bench.errors import EndpointStartError
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def gone(pid: int, within_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_command_line_and_urls(fake_model: Path) -> None:
+    server = LlamaServer(fake_model, port=8123, n_ctx=2048, n_threads=3)
+    server.model_path = fake_model
+    cmd = server.command()
+    assert cmd[1:3] == ["-m", "agentic_bench.endpoint.chatml_tools"]
+    flags = dict(zip(cmd[3::2], cmd[4::2], strict=True))
+    assert flags["--model"] == str(fake_model)
+    assert flags["--model_alias"] == "smollm2"
+    assert flags["--port"] == "8123" and flags["--host"] == "127.0.0.1"
+    assert flags["--n_ctx"] == "2048" and flags["--n_threads"] == "3"
+    assert flags["--chat_format"] == "chatml-function-calling-stream"
+    assert server.base_url == "http://127.0.0.1:8123/v1"
+    upstream = LlamaServer(fake_model, port=1, chat_format="chatml-function-calling")
+    upstream.model_path = fake_model
+    assert upstream.command()[1:3] == ["-m", "llama_cpp.server"]
+    assert LlamaServer(host="0.0.0.0", port=5).base_url == "http://127.0.0.1:5/v1"
+
+
+def test_start_serves_and_stop_frees_port(fake_python: str, fake_model: Path) -> None:
+    with LlamaServer(fake_model, python=fake_python) as server:
+        assert server.pid is not None and alive(server.pid)
+        assert server.base_url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(f"{server.base_url}/models", timeout=5) as resp:
+            assert resp.status == 200
+        pid, port = server.pid, server.port
+        info = server.info()
+        assert info["model_sha256"] and info["flags"]["port"] == port
+        assert info["system_info"] == "FAKE SYSTEM INFO"
+        assert info["command"][0] == fake_python
+    assert gone(pid) and port is not None and port_is_free("127.0.0.1", port)
+    assert server.pid is None
+    server.stop()  # idempotent
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_exception_inside_with_stops_the_server(
+    fake_python: str, fake_model: Path, exc: BaseException
+) -> None:
+    server = LlamaServer(fake_model, python=fake_python)
+    with pytest.raises(type(exc)), server:
+        pid, port = server.pid, server.port
+        raise exc
+    assert pid is not None and gone(pid)
+    assert port is not None and port_is_free("127.0.0.1", port)
+
+
+def test_sigterm_ignored_means_sigkill_after_grace(
+    fake_python: str, fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_IGNORE_TERM", "1")
+    server = LlamaServer(fake_model, python=fake_python, stop_grace_s=0.5).start()
+    pid = server.pid
+    assert pid is not None
+    t0 = time.monotonic()
+    server.stop()
+    assert gone(pid) and time.monotonic() - t0 < 5
+
+
+def test_busy_port_is_a_start_error(fake_python: str, fake_model: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        assert not port_is_free("127.0.0.1", port)
+        with pytest.raises(EndpointStartError, match=f"port {port} .* busy"):
+            LlamaServer(fake_model, port=port, python=fake_python).start()
+
+
+def test_early_exit_reports_the_tail(
+    fake_python: str, fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_EXIT", "3")
+    with pytest.raises(EndpointStartError, match=r"exited with code 3(.|\n)*went wrong"):
+        LlamaServer(fake_model, python=fake_python).start()
+
+
+def test_start_timeout(
+    fake_python: str, fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_DELAY_S", "30")
+    server = LlamaServer(fake_model, python=fake_python, start_timeout_s=0.5)
+    with pytest.raises(EndpointStartError, match="did not answer"):
+        server.start()
+    assert server.pid is None
+
+
+def test_missing_model_and_missing_llama_cpp(
+    tmp_path: Path, fake_python: str, fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(EndpointStartError, match="not found"):
+        LlamaServer(tmp_path / "nope.gguf", python=fake_python).start()
+    monkeypatch.setattr(llama_server.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(EndpointStartError, match="make install"):
+        LlamaServer(fake_model).start()
+
+
+@pytest.mark.parametrize("thread", [False, True], ids=["main-thread", "worker-thread"])
+def test_server_dies_with_its_parent(fake_python: str, fake_model: Path, thread: bool) -> None:
+    """SIGKILL the harness and the server goes too: PR_SET_PDEATHSIG when started from the main
+    thread, the launcher's parent watch when started from a worker thread."""
+    start = (
+        f"s = LlamaServer({str(fake_model)!r}, python={fake_python!r})\n"
+        + ("t = threading.Thread(target=s.start); t.start(); t.join()\n" if thread else
+           "s.start()\n")
+    )  # fmt: skip
+    code = (
+        "import sys, threading, time\n"
+        "from agentic_bench.endpoint.llama_server import LlamaServer\n"
+        f"{start}"
+        "print(s.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        time.sleep(0.3)
+        assert alive(child)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    assert gone(child), "the server outlived its parent"
+
+
+def test_free_port_is_bindable() -> None:
+    port = free_port()
+    assert 0 < port < 65536 and port_is_free("127.0.0.1", port)
+
+
+def test_log_file_is_kept_only_when_asked(
+    fake_python: str, fake_model: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "logs" / "server.log"
+    with LlamaServer(fake_model, python=fake_python, log_path=log) as server:
+        assert "fake server listening" in server.log_tail()
+    assert "fake server listening" in log.read_text()
+    with LlamaServer(fake_model, python=fake_python) as server:
+        assert server.log_path is None  # an unlinked temp file: nothing left behind
+        assert "fake server listening" in server.log_tail()
