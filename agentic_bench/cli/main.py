@@ -22,6 +22,9 @@ COMMAND_MODULES = (
     "agentic_bench.cli.list_cmd",
     "agentic_bench.cli.report_cmd",
     "agentic_bench.cli.compare_cmd",
+    "agentic_bench.cli.import_cmd",
+    "agentic_bench.cli.traces_cmd",
+    "agentic_bench.cli.record_cmd",
 )
 
 EPILOG = """\

@@ -15,6 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "and write records.jsonl, summary.json and summary.txt. The trace is validated first; "
         "nothing is sent when it has a problem.")
     p.add_argument("trace", type=Path, help="trace file (JSONL, see docs/trace-format.md)")
+    p.add_argument("--format", default="native", metavar="FORMAT",
+                   help="native (default), auto, mlcommons-agentic, mooncake, otel-genai, "
+                   "sglang-agentic, sharegpt — foreign formats are imported on the fly "
+                   "(docs/importers.md)")
     add_common_options(p)
     p.set_defaults(func=main)
 
@@ -23,5 +27,5 @@ def main(args: argparse.Namespace) -> int:
     from agentic_bench.tasks.trace_replay import trace_workload
 
     config = run_config(args)
-    workload = trace_workload(args.trace)
+    workload = trace_workload(args.trace, fmt=args.format)
     return execute(workload, config, args)

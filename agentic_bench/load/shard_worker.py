@@ -44,7 +44,8 @@ def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
     if kind == "trace":
         from agentic_bench.tasks.trace_replay import trace_workload
 
-        return trace_workload(Path(recipe[1]), name=recipe[2])
+        fmt = recipe[3] if len(recipe) > 3 else "native"
+        return trace_workload(Path(recipe[1]), name=recipe[2], fmt=fmt)
     if kind == "task":
         from agentic_bench.tasks.registry import load_task
 

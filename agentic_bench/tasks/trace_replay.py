@@ -9,7 +9,19 @@ from agentic_bench.trace.jsonl import TraceFile
 from agentic_bench.workload import Workload, replay_executor
 
 
-def trace_workload(path: Path, name: str = "replay") -> Workload:
+def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Workload:
+    if fmt != "native":
+        from agentic_bench.trace.importers import import_file, resolve_format
+
+        fmt = resolve_format(fmt, path)
+    if fmt != "native":
+        sessions = list(import_file(fmt, path))  # TraceError (exit 2) before anything is sent
+        source = SessionSource(len(sessions), sessions.__getitem__,
+                               [s.start_offset_s for s in sessions])
+        return Workload(name=name, source=source, make_executor=replay_executor,
+                        info={"trace": str(path), "trace_format": fmt,
+                              "trace_sessions": len(sessions)},
+                        recipe=("trace", str(Path(path).resolve()), name, fmt))
     trace = TraceFile(path)  # raises TraceError (exit 2) before anything is sent
     cache = [trace.session(i) for i in range(len(trace))] if len(trace) <= 100_000 else None
     offsets = [s.start_offset_s for s in cache] if cache is not None else None

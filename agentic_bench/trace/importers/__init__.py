@@ -1,0 +1,133 @@
+"""Readers for public trace formats; each converts into :class:`Session` objects.
+
+``IMPORTERS`` maps a format name to ``callable(path) -> Iterator[Session]``; the format
+modules are imported only when their importer is called. ``native`` is this project's own
+JSONL (validated as usual), so ``--format auto`` works on any trace. See ``docs/importers.md``
+for each mapping and what cannot be carried over.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from agentic_bench.errors import UsageError
+from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES
+from agentic_bench.trace.model import Session
+
+Importer = Callable[[Path], Iterator[Session]]
+
+_TARGETS = {
+    "mlcommons-agentic": "mlcommons:import_mlcommons",
+    "mooncake": "mooncake:import_mooncake",
+    "otel-genai": "otel:import_otel",
+    "sglang-agentic": "sglang:import_sglang",
+    "sharegpt": "sharegpt:import_sharegpt",
+}
+NATIVE = "native"
+
+
+def _lazy(target: str) -> Importer:
+    module, func = target.split(":")
+
+    def run(path: Path) -> Iterator[Session]:
+        mod = importlib.import_module(f"agentic_bench.trace.importers.{module}")
+        return getattr(mod, func)(Path(path))
+
+    run.__name__ = func
+    run.__doc__ = f"Import a {module} file (see agentic_bench.trace.importers.{module})."
+    return run
+
+
+def _native(path: Path) -> Iterator[Session]:
+    from agentic_bench.trace.jsonl import TraceFile
+
+    return iter(TraceFile(path))  # validates the whole file first (raises TraceError)
+
+
+IMPORTERS: dict[str, Importer] = {name: _lazy(t) for name, t in _TARGETS.items()}
+IMPORTERS[NATIVE] = _native
+FORMATS = tuple(sorted(IMPORTERS))
+
+
+def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
+    """Guess a file's format from its first bytes; None when nothing matches."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(sniff_bytes).decode("utf-8", "replace")
+    except OSError:
+        return None
+    text = head.lstrip()
+    if text.startswith("["):
+        return "sharegpt" if '"conversations"' in text[:4096] else None
+    if not text.startswith("{"):
+        return None
+    first_line = text.split("\n", 1)[0]
+    if "\n" not in text and len(head) == sniff_bytes:  # a long first line: read all of it
+        with open(path, "rb") as fh:
+            first_line = fh.readline(DEFAULT_MAX_LINE_BYTES).decode("utf-8", "replace")
+    try:
+        obj = json.loads(first_line)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, dict):
+        keys = set(obj)
+        if "schema_version" in keys and "turns" in keys:
+            return NATIVE
+        if {"conversation_id", "role", "turn"} <= keys or obj.get("_type") == "dataset_metadata":
+            return "mlcommons-agentic"
+        if {"timestamp", "hash_ids"} <= keys or {"timestamp", "input_length"} <= keys:
+            return "mooncake"
+        if "resourceSpans" in keys:
+            return "otel-genai"
+        convo = obj.get("conversations")
+        if isinstance(convo, list):
+            return "sglang-agentic" if convo and isinstance(convo[0], list) else "sharegpt"
+        return None
+    # one multi-line JSON document: look at its keys near the top
+    if '"resourceSpans"' in text:
+        return "otel-genai"
+    if '"conversations"' in text:
+        after = text.split('"conversations"', 1)[1].lstrip().lstrip(":").lstrip()
+        return "sglang-agentic" if after.startswith("[") and after[1:].lstrip().startswith(
+            "[") else "sharegpt"
+    return None
+
+
+def resolve_format(fmt: str, path: str | Path) -> str:
+    """``fmt`` itself, or the detected format when ``fmt`` is ``auto``; UsageError if unknown."""
+    if fmt == "auto":
+        found = detect_format(path)
+        if found is None:
+            raise UsageError(f"{path}: cannot tell its format; pass one of {', '.join(FORMATS)}")
+        return found
+    if fmt not in IMPORTERS:
+        raise UsageError(f"unknown trace format {fmt!r} (known: {', '.join(FORMATS)}, auto)")
+    return fmt
+
+
+def unique_ids(sessions: Iterator[Session]) -> Iterator[Session]:
+    """Rename a repeated session id ``x`` to ``x#2``, ``x#3``, ... (sources may repeat ids)."""
+    seen: dict[str, int] = {}
+    for session in sessions:
+        base = session.session_id
+        if base in seen:
+            seen[base] += 1
+            session.session_id = f"{base}#{seen[base]}"
+        else:
+            seen[base] = 1
+        yield session
+
+
+def import_file(fmt: str, path: str | Path) -> Iterator[Session]:
+    """Sessions of ``path`` read as ``fmt`` (a name in IMPORTERS, or ``auto``), ids unique.
+
+    Lazy: a broken input raises :class:`TraceError` while iterating, at the bad record.
+    """
+    return unique_ids(IMPORTERS[resolve_format(fmt, path)](Path(path)))
+
+
+__all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "detect_format", "import_file",
+           "resolve_format", "unique_ids"]
