@@ -22,9 +22,11 @@ def build_workload(args: argparse.Namespace) -> Workload:
     from agentic_bench.tasks.agentic_edge.multi_turn import MULTI_TURN_SUBSETS, load_multi_turn
     from agentic_bench.tasks.agentic_edge.sampling import sample_single_turn
 
-    items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps)
+    items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps,
+                      agent=getattr(args, "agent", "loop"))
     sessions: list[Session] = []
-    info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode}
+    info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode,
+                            "agent": items.agent}
     if args.mode in ("accuracy", "both"):
         if args.samples != 0:
             picked = sample_single_turn(n=args.samples, quick=args.quick and not args.samples)

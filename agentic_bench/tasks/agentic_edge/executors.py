@@ -40,6 +40,7 @@ class EdgeItems:
     multi: dict[str, MultiTurnSample] = field(default_factory=dict)
     tool_mode: str = "native"
     max_steps: int = MAX_STEPS_PER_TURN
+    agent: str = "loop"
 
 
 def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
@@ -56,7 +57,8 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
             if sid in items.single:
                 return await run_single(acc_ctx, ticket, items.single[sid], items.tool_mode)
             if sid in items.multi:
-                return await run_multi(acc_ctx, ticket, items.multi[sid], items.max_steps)
+                return await run_multi(acc_ctx, ticket, items.multi[sid], items.max_steps,
+                                       items.agent)
             return await replayer.run(ticket)
 
         return execute
@@ -99,45 +101,73 @@ def _decode(call: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     return (call["name"], args) if isinstance(args, dict) else None
 
 
+async def agent_step(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTurnSample,
+                     messages: list[dict[str, Any]], tools: list[dict[str, Any]], turn: int,
+                     step: int) -> list[dict[str, Any]] | None:
+    """One LLM call of the tool loop, then its tool calls on the simulated APIs.
+
+    Appends the assistant and tool messages to ``messages``; returns the decoded calls of
+    this step, or None when the turn is over (no tool call, or the request failed).
+    """
+    body = {"messages": list(messages), "tools": tools, "tool_choice": "auto",
+            "temperature": 0, "seed": 42}
+    result = await rec.llm(body, turn, step, sample_id=sample.id, subset=sample.subset)
+    if not result.ok:
+        return None
+    calls = [(c, _decode(c)) for c in result.tool_calls]
+    ids = [c.get("id") or f"call_{turn}_{step}_{i}" for i, (c, _) in enumerate(calls)]
+    assistant: dict[str, Any] = {"role": "assistant", "content": result.content or ""}
+    if calls:
+        assistant["tool_calls"] = [
+            {"id": i, "type": "function",
+             "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for i, (c, _) in zip(ids, calls, strict=True)]
+    messages.append(assistant)
+    if not calls:
+        return None
+    for cid, (call, decoded) in zip(ids, calls, strict=True):
+        t0 = perf_counter_ns()
+        output = ("Error: arguments are not a JSON object" if decoded is None
+                  else env.execute(decoded[0], decoded[1]))
+        rec.stage("tool", turn, step, t0, perf_counter_ns(), name=call["name"])
+        messages.append({"role": "tool", "tool_call_id": cid, "content": output})
+    return [{name: args} for _, d in calls if d for name, args in [d]]
+
+
+async def loop_turn(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTurnSample,
+                    messages: list[dict[str, Any]], turn: int,
+                    max_steps: int) -> list[list[dict[str, Any]]]:
+    """A plain tool loop: call the model until it answers without a tool call."""
+    tools = tools_at_turn(sample, turn)
+    steps: list[list[dict[str, Any]]] = []
+    for step in range(max_steps):
+        calls = await agent_step(rec, env, sample, messages, tools, turn, step)
+        if calls is None:
+            break
+        steps.append(calls)
+    return steps
+
+
 async def run_multi(ctx: ExecContext, ticket: SessionTicket, sample: MultiTurnSample,
-                    max_steps: int) -> SessionOutcome:
+                    max_steps: int, agent: str = "loop") -> SessionOutcome:
     rec = SessionRecorder(ctx, ticket)
     env = await asyncio.to_thread(ApiEnvironment.for_sample, sample)
+    if agent == "langgraph":
+        from agentic_bench.tasks.agentic_edge.langgraph_agent import langgraph_turn as run_turn
+    else:
+        run_turn = loop_turn
     messages: list[dict[str, Any]] = []
     model_calls: list[list[list[dict[str, Any]]]] = []
     for turn in range(sample.num_turns):
         rec.start_turn()
         messages.extend(turn_messages(sample, turn))
-        tools = tools_at_turn(sample, turn)
-        steps: list[list[dict[str, Any]]] = []
-        for step in range(max_steps):
-            body = {"messages": list(messages), "tools": tools, "tool_choice": "auto",
-                    "temperature": 0, "seed": 42}
-            result = await rec.llm(body, turn, step, sample_id=sample.id, subset=sample.subset)
-            if not result.ok:
-                break
-            calls = [(c, _decode(c)) for c in result.tool_calls]
-            ids = [c.get("id") or f"call_{turn}_{step}_{i}" for i, (c, _) in enumerate(calls)]
-            messages.append({"role": "assistant", "content": result.content or "",
-                             **({"tool_calls": [
-                                 {"id": i, "type": "function",
-                                  "function": {"name": c["name"], "arguments": c["arguments"]}}
-                                 for i, (c, _) in zip(ids, calls, strict=True)]} if calls else {})})
-            if not calls:
-                break
-            steps.append([{name: args} for _, d in calls if d for name, args in [d]])
-            for cid, (call, decoded) in zip(ids, calls, strict=True):
-                t0 = perf_counter_ns()
-                output = ("Error: arguments are not a JSON object" if decoded is None
-                          else env.execute(decoded[0], decoded[1]))
-                rec.stage("tool", turn, step, t0, perf_counter_ns(), name=call["name"])
-                messages.append({"role": "tool", "tool_call_id": cid, "content": output})
-        model_calls.append(steps)
+        model_calls.append(await run_turn(rec, env, sample, messages, turn, max_steps))
         rec.end_turn(turn)
     verdict = await asyncio.to_thread(check_multi_turn, sample, model_calls)
     ctx.sink({"type": "sample", "session_id": ticket.session_id, "sample_id": sample.id,
               "subset": sample.subset, "category": "multi_turn", "bfcl_valid": verdict.valid,
-              "answered": rec.errors == 0, "bfcl_error": verdict.error, "tool_mode": "native"})
+              "answered": rec.errors == 0, "bfcl_error": verdict.error, "tool_mode": "native",
+              "agent": agent})
     status = rec.end_session(sample.num_turns, bfcl_valid=verdict.valid)
     return SessionOutcome(ticket.session_id, status, sample.num_turns, rec.turns_ok,
                           rec.requests, rec.errors)

@@ -42,6 +42,9 @@ class AgenticEdgeTask:
                        help="performance sessions (default: the whole trace)")
         g.add_argument("--accuracy-target", type=float, metavar="X",
                        help="accuracy gate on the overall score, e.g. 0.8364 (default: none)")
+        g.add_argument("--agent", choices=("loop", "langgraph"), default="loop",
+                       help="multi-turn agent: a plain tool loop, or a LangGraph StateGraph "
+                       "agent (same transport and records)")
         g.add_argument("--max-steps", type=int, default=25,
                        help="LLM calls per user turn in the multi-turn loop (25)")
 

@@ -12,6 +12,8 @@ import json
 from time import perf_counter_ns
 from typing import Any
 
+import pytest
+
 from agentic_bench.load import LoadRunner, LoadSpec
 from agentic_bench.metrics import RunInfo, summarize
 from agentic_bench.replay import ReplayOptions
@@ -88,9 +90,25 @@ def test_silent_model_scores_only_irrelevance() -> None:
     assert rows["accuracy"]["ok"] is False and summary["result"] == "INVALID"
 
 
-def test_multi_turn_closed_loop_records_a_verdict_per_session() -> None:
-    summary = run(args(samples=0, multi_turn_samples=2, accuracy_target=None),
-                  OracleTransport({}))
+class OneCallTransport(OracleTransport):
+    """Calls the first offered tool once per user turn, then answers in text."""
+
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        result = await super().chat(body, timeout_s)
+        if body["messages"][-1]["role"] == "user":
+            name = body["tools"][0]["function"]["name"]
+            result.tool_calls = [{"id": "c", "name": name, "arguments": "{}"}]
+        return result
+
+
+@pytest.mark.parametrize("agent", ["loop", "langgraph"])
+def test_multi_turn_closed_loop_records_a_verdict_per_session(agent: str) -> None:
+    transport = OneCallTransport({})
+    summary = run(args(samples=0, multi_turn_samples=2, accuracy_target=None, agent=agent),
+                  transport)
+    # two LLM calls per user turn: the tool call, then the text answer
+    assert summary["counts"]["requests"] == 2 * summary["counts"]["turns"]
+    assert summary["stages_ms"]["tool"]["count"] == summary["counts"]["turns"]
     mt = summary["accuracy"]["multi_turn"]
     assert mt["total"] == 2
     assert summary["counts"]["sessions"] == 2
