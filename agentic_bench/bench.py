@@ -98,6 +98,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     out = config.out or default_out(workload.name)
     api_key = os.environ.get(config.api_key_env) or None
     slos = {**workload.default_slos, **config.slos}
+    config.options.overrides = {**workload.default_overrides, **config.options.overrides}
     spec = config.load.check()
     streams = max(1, spec.concurrency or 1)
     async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,

@@ -34,6 +34,7 @@ class Workload:
     score: Scorer | None = None
     default_slos: dict[str, float] = field(default_factory=dict)
     default_scenario: str | None = None
+    default_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. max_tokens
     info: dict[str, Any] = field(default_factory=dict)
     planned_turns: Callable[[int], int] | None = None
     recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this

@@ -13,6 +13,9 @@ from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 from agentic_bench.workload import Workload
 
 
+DEFAULT_MAX_TOKENS = 256  # BFCL answers are short; bounds a small model's run-on replies
+
+
 def _wrap(session_id: str, category: str, turns: int, text: str) -> Session:
     return Session(schema_version=SCHEMA_VERSION, session_id=session_id, category=category,
                    turns=[Turn(user=text) for _ in range(max(1, turns))])
@@ -63,4 +66,5 @@ def build_workload(args: argparse.Namespace) -> Workload:
         make_executor=make_executor(items),
         score=lambda records: edge_accuracy(records, args.tool_mode, target),
         default_slos=slos, info=info,
+        default_overrides={"max_tokens": DEFAULT_MAX_TOKENS},
     )
