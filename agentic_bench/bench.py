@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from time import perf_counter_ns
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench import __version__
 from agentic_bench.endpoint.resolve import open_endpoint
@@ -31,6 +31,9 @@ from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.transport.client import ChatTransport
 from agentic_bench.workload import ExecContext, Workload
+
+if TYPE_CHECKING:
+    from agentic_bench.loadgen.options import LoadgenOptions
 
 
 @dataclass
@@ -47,6 +50,7 @@ class RunConfig:
     workers: int = 1
     ray_address: str | None = None
     workers_per_node: int | None = None
+    loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""
@@ -60,6 +64,7 @@ class RunConfig:
             "turn_timeout_s": self.options.turn_timeout_s,
             "salt": bool(self.options.salt), "slos": self.slos,
             "retries": self.options.retries,
+            "loadgen": self.loadgen.public() if self.loadgen is not None else None,
         }
 
 
@@ -99,8 +104,10 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     api_key = os.environ.get(config.api_key_env) or None
     slos = {**workload.default_slos, **config.slos}
     config.options.overrides = {**workload.default_overrides, **config.options.overrides}
-    spec = config.load.check()
+    spec = config.load.check() if config.loadgen is None else config.load
     streams = max(1, spec.concurrency or 1)
+    if config.loadgen is not None and not spec.concurrency:
+        streams = min(workload.source.size, 64)
     async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256)) as endpoint:
@@ -109,7 +116,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
         writer = RecordWriter(out / "records.jsonl").open()
         records: list[dict[str, Any]] = list(resumed.records)
-        planned = LoadRunner(spec, workload.source, _noop).planned_sessions()
+        planned = (None if config.loadgen is not None
+                   else LoadRunner(spec, workload.source, _noop).planned_sessions())
         progress = Progress(total=None if planned is None else planned - len(resumed.done),
                             quiet=config.quiet)
 
@@ -126,7 +134,11 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         cpu0 = time.process_time()
         progress.start()
         try:
-            if config.workers > 1 or config.ray_address:
+            if config.loadgen is not None:
+                from agentic_bench.loadgen.run import run_with_loadgen
+
+                seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
+            elif config.workers > 1 or config.ray_address:
                 seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
                                      sink)
             else:
@@ -139,7 +151,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
             progress.stop()
             writer.close()
         complete = seg.stop_reason != "interrupted" and seg.cancelled == 0
-        accuracy = workload.score(records) if workload.score else None
+        accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
+        if accuracy is None and workload.score:
+            accuracy = workload.score(records)
         info = RunInfo(
             benchmark=workload.name, complete=complete,
             duration_s=resumed.previous_duration_s + seg.duration_s, stop_reason=seg.stop_reason,
@@ -156,6 +170,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "out_dir": str(out),
                 "resumed_sessions": len(resumed.done),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
+                **({"loadgen": seg.loadgen} if getattr(seg, "loadgen", None) else {}),
             },
         )
         summary = summarize(records, info)

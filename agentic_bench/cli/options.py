@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 SCENARIO_CHOICES = ("single-stream", "multi-stream", "server", "offline", "concurrency",
-                    "trace-timed")
+                    "trace-timed", "interactive")
 
 
 def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-stream") -> None:
@@ -49,6 +49,23 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    help="with --ray-address: at most N shard actors per node")
     g.add_argument("--grace", type=float, default=30.0, metavar="S",
                    help="on Ctrl-C, wait this long for in-flight sessions (default 30)")
+    g = p.add_argument_group("MLPerf LoadGen (optional: pip install 'agentic-bench[loadgen]')")
+    g.add_argument("--loadgen", choices=("mlperf",),
+                   help="let MLPerf LoadGen issue the sessions (one query = one session) "
+                   "instead of our scheduler; scenarios offline, server, single-stream, "
+                   "multi-stream, interactive; see docs/loadgen.md")
+    g.add_argument("--target-qps", type=float, metavar="Q",
+                   help="LoadGen server/interactive: target queries per second "
+                   "(offline: expected QPS)")
+    g.add_argument("--loadgen-conf", type=Path, metavar="FILE",
+                   help="user.conf-style LoadGen settings (model.scenario.key = value), read "
+                   "over LoadGen's built-in mlperf.conf")
+    g.add_argument("--loadgen-mode", choices=("performance", "accuracy"), default="performance",
+                   help="performance (default) or accuracy: every sample once, "
+                   "mlperf_log_accuracy.json, scored by the benchmark's scorer")
+    g.add_argument("--loadgen-model", metavar="NAME",
+                   help="model key for mlperf.conf/user.conf lookups (default: the benchmark "
+                   "name), e.g. llama2-70b")
     g = p.add_argument_group("replay")
     g.add_argument("--history", choices=("recorded", "live"), default="recorded",
                    help="recorded: send recorded history, score but do not feed back the reply; "
@@ -76,6 +93,7 @@ def run_config(args: argparse.Namespace) -> Any:
     import secrets
 
     from agentic_bench.bench import RunConfig
+    from agentic_bench.errors import ConfigError
     from agentic_bench.load.spec import LoadSpec
     from agentic_bench.metrics.verdict import parse_slos
     from agentic_bench.replay.session import ReplayOptions
@@ -95,9 +113,26 @@ def run_config(args: argparse.Namespace) -> Any:
             rate = values[0]
         else:
             concurrency = int(values[0])
+    loadgen = None
+    if args.loadgen == "mlperf":
+        from agentic_bench.loadgen.options import LoadgenOptions, require_loadgen
+
+        if args.workers > 1 or args.ray_address or args.resume or getattr(args, "sweep", None):
+            raise ConfigError("--loadgen mlperf runs once in one process: drop --workers, "
+                              "--ray-address, --resume and --sweep")
+        require_loadgen()
+        loadgen = LoadgenOptions(scenario=args.scenario, mode=args.loadgen_mode,
+                                 target_qps=args.target_qps, conf=args.loadgen_conf,
+                                 model=args.loadgen_model).check()
+    elif (args.scenario == "interactive" or args.target_qps is not None or args.loadgen_conf
+          or args.loadgen_mode != "performance" or args.loadgen_model):
+        raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
+                          "--loadgen-mode and --loadgen-model need --loadgen mlperf")
     load = LoadSpec(scenario=args.scenario, rate=rate, concurrency=concurrency,
                     sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
-                    seed=args.seed, grace_s=args.grace).check()
+                    seed=args.seed, grace_s=args.grace)
+    if loadgen is None:
+        load.check()
     options = ReplayOptions(
         model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
         overrides=overrides, request_timeout_s=args.request_timeout,
@@ -107,7 +142,7 @@ def run_config(args: argparse.Namespace) -> Any:
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
-                     workers_per_node=args.workers_per_node)
+                     workers_per_node=args.workers_per_node, loadgen=loadgen)
 
 
 def execute(workload: Any, config: Any, args: argparse.Namespace) -> int:

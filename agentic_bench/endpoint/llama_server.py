@@ -241,6 +241,9 @@ class LlamaServer:
             "--n_threads", str(self.n_threads),
             "--n_threads_batch", str(self.n_threads),
             "--chat_format", self.chat_format,
+            # upstream's default aborts a streaming reply whenever another request arrives;
+            # a benchmark must queue concurrent requests instead
+            "--interrupt_requests", "False",
             *self.extra_args,
         ]  # fmt: skip
 

@@ -17,7 +17,8 @@ from agentic_bench.metrics.records import llm_record
 from agentic_bench.transport.client import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
-RETRYABLE = frozenset({"connect", "timeout", "http_status", "disconnect", "malformed"})
+RETRYABLE = frozenset({"connect", "timeout", "http_status", "disconnect", "malformed",
+                       "incomplete"})
 
 
 async def timed_chat(

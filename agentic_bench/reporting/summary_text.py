@@ -65,4 +65,8 @@ def render_text(summary: dict[str, Any]) -> str:
         mark = "ok " if row["ok"] else "FAIL"
         lines.append(f"  [{mark}] {row['name']}: {_fmt(row['value'])} {row['op']} "
                      f"{_fmt(row['limit'])}")
+    if summary.get("loadgen"):
+        from agentic_bench.loadgen.text import render_loadgen_lines
+
+        lines += render_loadgen_lines(summary["loadgen"])
     return "\n".join(lines) + "\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from time import perf_counter_ns
 from typing import Any, Protocol
 
@@ -17,6 +19,25 @@ import aiohttp
 from agentic_bench.transport.result import ChatResult
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
+
+# Per-task hook: fed (perf_counter_ns, raw bytes) for each chunk until it returns True. The
+# LoadGen adapter sets it per session to report first tokens as they arrive (docs/loadgen.md).
+CHUNK_WATCH: ContextVar[Callable[[int, bytes], bool] | None] = ContextVar(
+    "chunk_watch", default=None)
+
+
+async def _read_watched(read: Callable[[], Awaitable[bytes]],
+                        append: Callable[[tuple[int, bytes]], None],
+                        watch: Callable[[int, bytes], bool]) -> bool:
+    """Read chunks, feeding ``watch`` until it returns True (True) or the stream ends (False)."""
+    while True:
+        data = await read()
+        if not data:
+            return False
+        t = perf_counter_ns()
+        append((t, data))
+        if watch(t, data):
+            return True
 
 
 class ChatTransport(Protocol):
@@ -101,11 +122,13 @@ class AiohttpChatClient:
                     return result.fail("http_status", f"HTTP {resp.status}: {excerpt}")
                 append = chunks.append
                 read = resp.content.readany
-                while True:
-                    data = await read()
-                    if not data:
-                        break
-                    append((perf_counter_ns(), data))
+                watch = CHUNK_WATCH.get()
+                if watch is None or await _read_watched(read, append, watch):
+                    while True:
+                        data = await read()
+                        if not data:
+                            break
+                        append((perf_counter_ns(), data))
             result.t_end_ns = perf_counter_ns()
         except TimeoutError:
             result.t_end_ns = perf_counter_ns()

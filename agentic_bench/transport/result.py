@@ -17,6 +17,7 @@ ERROR_TYPES = (
     "http_status",  # non-2xx response
     "disconnect",  # stream ended early (no [DONE], or the socket closed mid-stream)
     "malformed",  # a chunk that is not valid JSON / not a chat chunk
+    "incomplete",  # [DONE] arrived but no choice ever carried a finish_reason
     "cancelled",  # cancelled by the harness (interrupt past the grace period)
     "internal",  # a bug or an unexpected exception in the harness
 )

@@ -99,4 +99,8 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
         result.t_first_token_ns = result.token_times_ns[0]
     if result.status == "ok" and not done:
         result.fail("disconnect", f"stream ended without [DONE] after {len(chunks)} chunks")
+    elif result.status == "ok" and result.finish_reason is None:
+        got = len(result.token_times_ns)
+        result.fail("incomplete", f"stream ended with [DONE] but no finish_reason after {got} "
+                    "tokens (the server cut the reply short)")
     return result

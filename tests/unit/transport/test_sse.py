@@ -30,7 +30,7 @@ def test_content_chunks_timestamps_and_usage() -> None:
 
 def test_event_split_across_chunks_is_dated_by_completing_chunk() -> None:
     whole = ev({"content": "xy"})
-    chunks = [(5, whole[:9]), (9, whole[9:]), (12, DONE)]
+    chunks = [(5, whole[:9]), (9, whole[9:]), (12, ev({}, finish="stop") + DONE)]
     r = assemble_stream(ChatResult(), chunks)
     assert r.ok and r.token_times_ns == [9]
 
@@ -42,7 +42,7 @@ def test_tool_call_deltas_are_assembled() -> None:
         (2, ev({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]})),
         (3, ev({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]})),
         (4, ev({"tool_calls": [{"index": 1, "id": "c2", "function": {
-            "name": "get_time", "arguments": "{}"}}]}) + DONE),
+            "name": "get_time", "arguments": "{}"}}]}) + ev({}, finish="tool_calls") + DONE),
     ]
     r = assemble_stream(ChatResult(), chunks)
     assert r.ok and r.t_first_token_ns == 1
@@ -66,3 +66,9 @@ def test_missing_done_is_a_disconnect() -> None:
 def test_error_event_in_stream() -> None:
     r = assemble_stream(ChatResult(), [(1, b'data: {"error": {"message": "boom"}}\n\n')])
     assert r.error_type == "http_status" and "boom" in (r.error or "")
+
+
+def test_done_without_finish_reason_is_incomplete() -> None:
+    r = assemble_stream(ChatResult(), [(1, ev({"role": "assistant", "content": ""})),
+                                       (2, DONE)])
+    assert r.status == "error" and r.error_type == "incomplete"

@@ -1,0 +1,215 @@
+"""``run_with_loadgen``: the LoadGen counterpart of the runner call in :mod:`agentic_bench.bench`.
+
+LoadGen (``StartTestWithLogSettings``) blocks, so it runs in its own thread; the sessions run on
+the caller's asyncio loop, where the endpoint's connections live. The call returns a
+:class:`LoadgenSegment` (a ``bench.Segment`` plus the parsed LoadGen results for summary.json).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.bench import RunConfig, Segment
+from agentic_bench.endpoint.resolve import Endpoint
+from agentic_bench.errors import ConfigError
+from agentic_bench.loadgen.accuracy import score_accuracy_log
+from agentic_bench.loadgen.compare import compare_latencies
+from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result
+from agentic_bench.loadgen.options import INSTALL_HINT, LoadgenOptions
+from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
+from agentic_bench.loadgen.sut import SessionSut
+from agentic_bench.replay.session import RecordSink
+from agentic_bench.workload import ExecContext, Workload
+
+# LoadGen's issue thread needs the GIL to call issue_queries; while the loop thread runs Python
+# it waits up to the interpreter's switch interval (5 ms by default) — time LoadGen counts as
+# latency and we cannot see. A shorter interval bounds that wait (it only matters while two
+# threads contend for the GIL).
+SWITCH_INTERVAL_S = 0.0005
+
+
+@dataclass
+class LoadgenSegment(Segment):
+    loadgen: dict[str, Any] = field(default_factory=dict)
+    accuracy: dict[str, Any] | None = None
+
+
+def import_loadgen() -> Any:
+    try:
+        import mlperf_loadgen
+    except ImportError:
+        raise ConfigError(INSTALL_HINT) from None
+    return mlperf_loadgen
+
+
+async def run_with_loadgen(
+    workload: Workload, config: RunConfig, endpoint: Endpoint, out: Path, sink: RecordSink,
+    *, t0_ns: int | None = None, options: LoadgenOptions | None = None, lg: Any = None,
+    install_signals: bool = True,
+) -> LoadgenSegment:
+    """Run ``workload`` with LoadGen issuing its sessions; LoadGen's logs go into ``out``."""
+    opts = options or getattr(config, "loadgen", None) or LoadgenOptions(
+        scenario=config.load.scenario)
+    lg = lg or import_loadgen()
+    slos = {**workload.default_slos, **config.slos}
+    plan = plan_settings(opts, config.load, slos, workload.source.size, workload.name)
+    ts = build_test_settings(lg, plan)
+    t0 = perf_counter_ns() if t0_ns is None else t0_ns
+    loop = asyncio.get_running_loop()
+    capped = config.load.concurrency if plan.scenario in ("Offline", "Server") else None
+    sut = SessionSut(lg, loop, workload.source, sink, t0_ns=t0,
+                     token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
+                     keep_records=opts.mode == "accuracy")
+    sut.execute = workload.make_executor(ExecContext(endpoint.transport, sut.sink, t0,
+                                                     config.options))
+    out.mkdir(parents=True, exist_ok=True)
+    grace = config.load.grace_s
+    stop = _Interrupt(sut, grace) if install_signals else None
+    t_start = perf_counter_ns()
+    await _start_test(lg, sut, ts, _log_settings(lg, out), workload.source.size, stop)
+    await sut.drain(grace)
+    t_end = perf_counter_ns()
+    trace = out / "mlperf_log_trace.json"  # written (empty) even with tracing off
+    if trace.is_file() and trace.stat().st_size == 0:
+        trace.unlink()
+    result = loadgen_result(out)
+    result.update({
+        "options": opts.public(), "conf_model": plan.model,
+        "settings": settings_snapshot(ts),
+        "sut": _sut_block(sut),
+        "comparison": compare_latencies(sut.queries, result, sut.stats.skipped),
+    })
+    accuracy = None
+    if opts.mode == "accuracy":
+        accuracy_block = score_accuracy_log(out / ACCURACY_FILE, sut.records, workload.score)
+        result["accuracy"] = accuracy_block
+        accuracy = accuracy_block["score"]
+    interrupted = stop is not None and stop.hits > 0
+    first, last = sut.stats.t_first_issue_ns, sut.stats.t_last_done_ns
+    duration_ns = last - first if first is not None and last is not None else t_end - t_start
+    return LoadgenSegment(
+        duration_s=duration_ns / 1e9, stop_reason="interrupted" if interrupted else "done",
+        issued=sut.stats.issued, cancelled=sut.stats.cancelled, loadgen=result,
+        accuracy=accuracy)
+
+
+def _log_settings(lg: Any, out: Path) -> Any:
+    output = lg.LogOutputSettings()
+    output.outdir = str(out)
+    output.copy_summary_to_stdout = False
+    settings = lg.LogSettings()
+    settings.log_output = output
+    settings.enable_trace = False
+    return settings
+
+
+async def _start_test(lg: Any, sut: SessionSut, ts: Any, log_settings: Any, qsl_size: int,
+                      stop: _Interrupt | None) -> None:
+    """Run LoadGen in a (non-daemon) thread and wait for it on the loop."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    sut_handle = lg.ConstructSUT(sut.issue_queries, sut.flush_queries)
+    qsl_handle = lg.ConstructQSL(qsl_size, qsl_size, _noop, _noop)
+    outcome: dict[str, BaseException | None] = {"error": None}
+
+    def finished() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    def target() -> None:
+        try:
+            lg.StartTestWithLogSettings(sut_handle, qsl_handle, ts, log_settings)
+        except BaseException as exc:  # reported on the loop below
+            outcome["error"] = exc
+        try:
+            loop.call_soon_threadsafe(finished)
+        except RuntimeError:
+            pass
+
+    thread = threading.Thread(target=target, name="mlperf-loadgen")
+    if stop is not None:
+        stop.install()
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch, SWITCH_INTERVAL_S))
+    try:
+        thread.start()
+        await asyncio.shield(done)
+    finally:
+        sys.setswitchinterval(switch)
+        if stop is not None:
+            stop.remove()
+        if not done.done():  # cancelled from outside: let LoadGen end (it cannot be aborted)
+            sut.stopping = True
+            sut.cancel_all()
+            await asyncio.to_thread(thread.join)
+        lg.DestroyQSL(qsl_handle)
+        lg.DestroySUT(sut_handle)
+    if outcome["error"] is not None:
+        raise outcome["error"]
+
+
+def _noop(_: list[int]) -> None:
+    return None
+
+
+def _sut_block(sut: SessionSut) -> dict[str, Any]:
+    stats = asdict(sut.stats)
+    stats.pop("t_first_issue_ns", None)
+    stats.pop("t_last_done_ns", None)
+    stats["first_token"] = dict(sut.stats.first_token)
+    stats["first_token_realtime"] = sut.realtime_first_token
+    return stats
+
+
+class _Interrupt:
+    """SIGINT/SIGTERM during a LoadGen run.
+
+    LoadGen has no abort: 1st signal — sessions LoadGen issues from now on are answered empty
+    at once, in-flight ones get ``grace`` seconds; 2nd — in-flight sessions are cancelled.
+    Either way LoadGen finishes its own schedule before the run ends.
+    """
+
+    def __init__(self, sut: SessionSut, grace_s: float) -> None:
+        self.sut = sut
+        self.grace_s = grace_s
+        self.hits = 0
+        self._installed = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _handler(self) -> None:
+        self.hits += 1
+        if self.hits == 1:
+            print("\nstopping: LoadGen's remaining queries are answered empty; in-flight "
+                  "sessions finish (Ctrl-C again to cancel them)", file=sys.stderr)
+            self.sut.stopping = True
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.grace_s, self.sut.cancel_all)
+        else:
+            print("\ncancelling in-flight sessions; waiting for LoadGen to end its schedule",
+                  file=sys.stderr)
+            self.sut.cancel_all()
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._handler)
+            self._installed = True
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            self._installed = False
+
+    def remove(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if not self._installed:
+            return
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
