@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# `make demo`: run the main job on the embedded endpoint (a real llama.cpp server with
-# SmolLM2-135M-Instruct) and print where the results are.
-set -euo pipefail
+# `make demo`: the quick versions of the flagship benchmarks on the embedded endpoint (a real
+# llama.cpp server with SmolLM2-135M-Instruct), then a summary table and where the reports are.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
 OUT=${DEMO_OUT:-results/demo-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 start=$(date +%s)
-echo "== sample trace replay (embedded endpoint) =="
-$BIN/agentic-bench run sample --think-time scaled:0.2 --out "$OUT/sample" || true
-end=$(date +%s)
+runs=()
+run() {  # name, args...: a failing benchmark is reported, the demo goes on
+    local name=$1; shift
+    echo "== $name =="
+    local t0=$(date +%s)
+    $BIN/agentic-bench run "$@" --out "$OUT/$name" --quiet
+    local rc=$?
+    echo "   exit $rc (0 VALID, 3 INVALID) in $(( $(date +%s) - t0 )) s -> $OUT/$name/report.html"
+    [ -f "$OUT/$name/summary.json" ] && runs+=("$OUT/$name")
+}
+run agentic-edge agentic-edge --quick
+if $BIN/agentic-bench list 2>/dev/null | grep -q "^  rag-e2e "; then
+    run rag-e2e rag-e2e --quick
+fi
 echo
-echo "demo finished in $((end - start)) s; results under $OUT/"
+if [ ${#runs[@]} -gt 0 ]; then
+    $BIN/agentic-bench compare "${runs[@]}" --out "$OUT"
+fi
+echo
+echo "demo finished in $(( $(date +%s) - start )) s; reports: ${runs[*]/%//report.html}"
