@@ -12,7 +12,6 @@ from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 from agentic_bench.workload import Workload
 
-
 DEFAULT_MAX_TOKENS = 256  # BFCL answers are short; bounds a small model's run-on replies
 
 

@@ -72,3 +72,9 @@ def test_done_without_finish_reason_is_incomplete() -> None:
     r = assemble_stream(ChatResult(), [(1, ev({"role": "assistant", "content": ""})),
                                        (2, DONE)])
     assert r.status == "error" and r.error_type == "incomplete"
+
+
+def test_payload_with_two_values_is_malformed_not_misaligned() -> None:
+    chunks = [(1, b"data: 1,2\n\n"), (2, ev({"content": "a"})), (3, ev({}, finish="stop") + DONE)]
+    r = assemble_stream(ChatResult(), chunks)
+    assert r.error_type == "malformed"
