@@ -13,6 +13,8 @@ PIP="${1:-pip}"
 VERSION="0.3.36"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WHEELS="$ROOT/.wheels"
+# a second, per-user copy so a fresh clone on the same machine (CI) also skips the build
+USER_WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/agentic-bench/wheels"
 # the server extra of llama-cpp-python 0.3.36 (pyproject.toml [server]), installed by name so
 # the wheel is never rebuilt for them
 SERVER_DEPS=(
@@ -34,6 +36,13 @@ find_wheel() {
 }
 
 wheel="$(find_wheel)"
+if [ -z "$wheel" ]; then
+  cached="$(ls -1 "$USER_WHEELS"/llama_cpp_python-"$VERSION"-*.whl 2>/dev/null | head -n 1 || true)"
+  if [ -n "$cached" ]; then
+    mkdir -p "$WHEELS" && cp "$cached" "$WHEELS"/ && wheel="$(find_wheel)"
+    echo "install_llama: reusing $cached" >&2
+  fi
+fi
 if [ -z "$wheel" ] && [ "$installed" != "$VERSION" ]; then
   mkdir -p "$WHEELS"
   if [ "$(uname -m)" = "x86_64" ]; then
@@ -46,6 +55,9 @@ if [ -z "$wheel" ] && [ "$installed" != "$VERSION" ]; then
     echo "install_llama: the build produced no wheel in $WHEELS" >&2
     exit 1
   fi
+fi
+if [ -n "$wheel" ]; then
+  mkdir -p "$USER_WHEELS" && cp -n "$wheel" "$USER_WHEELS"/ 2>/dev/null || true
 fi
 
 if [ "$installed" = "$VERSION" ]; then
