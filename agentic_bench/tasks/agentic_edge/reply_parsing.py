@@ -96,13 +96,13 @@ def _strip_fences(text: str) -> str:
 
 def _load_json(text: str) -> Any:
     text = _strip_fences(text)
-    try:
-        return json.loads(text)
+    try:  # strict=False: a raw newline inside a string value is a model slip, not a wrong answer
+        return json.loads(text, strict=False)
     except json.JSONDecodeError:
         starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
         if not starts:
             raise
-        value, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
+        value, _ = json.JSONDecoder(strict=False).raw_decode(text[min(starts) :])
         return value
 
 

@@ -73,17 +73,37 @@ def _with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dic
     return out
 
 
-def calls_schema(function_names: list[str]) -> dict[str, Any]:
-    """JSON schema of the json-schema mode's reply."""
-    call = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "enum": sorted(set(function_names))},
-            "arguments": {"type": "object"},
-        },
-        "required": ["name", "arguments"],
-        "additionalProperties": False,
-    }
+_SCHEMA_KEYS = ("type", "properties", "required", "items", "enum")
+
+
+def _grammar_schema(schema: Any) -> Any:
+    """The parts of a parameter schema a decoding grammar needs (types, fields, enums)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {k: schema[k] for k in _SCHEMA_KEYS if k in schema}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: _grammar_schema(v) for k, v in out["properties"].items()}
+    if "items" in out:
+        out["items"] = _grammar_schema(out["items"])
+    return out
+
+
+def calls_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """JSON schema of the json-schema mode's reply: a list of calls, each constrained to one
+    function's name and *that function's parameter schema* (required fields included)."""
+    variants = []
+    for tool in tools:
+        fn = tool.get("function", tool)
+        params = _grammar_schema(fn.get("parameters") or {"type": "object"})
+        params.setdefault("type", "object")
+        variants.append({
+            "type": "object",
+            "properties": {"name": {"type": "string", "enum": [fn["name"]]},
+                           "arguments": params},
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        })
+    call = variants[0] if len(variants) == 1 else {"anyOf": variants}
     return {
         "type": "object",
         "properties": {"tool_calls": {"type": "array", "items": call}},
@@ -125,7 +145,7 @@ def json_schema_request(
     sample: BfclSample, style: ResponseFormatStyle = "json_object"
 ) -> dict[str, Any]:
     docs = hinted_functions(sample.functions, sample.subset)
-    schema = calls_schema([fn["name"] for fn in docs])
+    schema = calls_schema(to_openai_tools(sample.functions, subset=sample.subset))
     return {
         "messages": _with_system_prompt(sample.messages, json_system_prompt(docs)),
         "response_format": response_format(schema, style),

@@ -17,6 +17,7 @@ from agentic_bench.tasks.agentic_edge import (
     parse_reply,
     score_single,
 )
+from agentic_bench.tasks.agentic_edge.tools_convert import sanitize_name
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("bfcl_eval") is None, reason="bfcl-eval is not installed"
@@ -64,13 +65,26 @@ def test_json_schema_request_both_styles() -> None:
     fmt = body["response_format"]
     assert fmt["type"] == "json_object"
     item = fmt["schema"]["properties"]["tool_calls"]["items"]
-    assert item["properties"]["name"]["enum"] == [sample.functions[0]["name"]]
+    assert item["properties"]["name"]["enum"] == [sanitize_name(sample.functions[0]["name"])]
     assert item["required"] == ["name", "arguments"]
+    assert item["properties"]["arguments"]["required"] == sample.functions[0]["parameters"].get(
+        "required", [])
     openai_style = build_request(sample, "json-schema", style="json_schema")["response_format"]
     assert openai_style["type"] == "json_schema"
     assert openai_style["json_schema"]["schema"] == fmt["schema"]
     with pytest.raises(ConfigError):
         build_request(sample, "json-schema", style="yaml")  # type: ignore[arg-type]
+
+
+def test_json_schema_constrains_each_function_to_its_parameters() -> None:
+    sample = next(s for s in load_subset("multiple") if len(s.functions) > 1)
+    fmt = build_request(sample, "json-schema")["response_format"]
+    variants = fmt["schema"]["properties"]["tool_calls"]["items"]["anyOf"]
+    assert len(variants) == len(sample.functions)
+    for variant, fn in zip(variants, sample.functions, strict=True):
+        assert variant["properties"]["name"]["enum"] == [sanitize_name(fn["name"])]
+        assert set(variant["properties"]["arguments"]["properties"]) == set(
+            fn["parameters"]["properties"])
 
 
 def test_prompt_request_uses_bfcl_system_prompt() -> None:
