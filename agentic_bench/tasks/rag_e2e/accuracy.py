@@ -1,0 +1,101 @@
+"""Per-question accuracy fields (the ``sample`` record) and the run's accuracy block.
+
+Answers: exact match and token F1 with HotpotQA's normalisation (rag_pipeline.scoring).
+Retrieval: precision/recall/F1@k of the retrieved page titles (every round, first-seen order,
+de-duplicated) against the gold supporting-fact titles; ``context`` scores the pages the answer
+was generated from. A question whose pipeline failed is unanswered and scores 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from statistics import fmean
+from typing import Any
+
+from agentic_bench.metrics.percentiles import describe
+from rag_pipeline import PRF, answer_prf, exact_match, retrieval_prf
+
+DEFAULT_KS = (2, 5, 10)
+HEADLINES = ("f1", "em", "judge")
+
+
+def _prf(value: PRF) -> dict[str, float]:
+    return {"precision": value.precision, "recall": value.recall, "f1": value.f1}
+
+
+def question_scores(prediction: str, gold: str, retrieved_titles: Sequence[str],
+                    context_titles: Sequence[str], gold_titles: Sequence[str],
+                    ks: Sequence[int] = DEFAULT_KS) -> dict[str, Any]:
+    """The scoring fields of one question's ``sample`` record."""
+    answer = answer_prf(prediction, gold)
+    unique_context = list(dict.fromkeys(context_titles))
+    return {
+        "em": exact_match(prediction, gold),
+        "f1": answer.f1,
+        "answer_precision": answer.precision,
+        "answer_recall": answer.recall,
+        "retrieval": {str(k): _prf(retrieval_prf(retrieved_titles, gold_titles, k)) for k in ks},
+        "context": _prf(retrieval_prf(unique_context, gold_titles, max(1, len(unique_context)))),
+    }
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return fmean(values) if values else None
+
+
+def _spread(values: Sequence[float]) -> dict[str, float | int | None]:
+    return describe(values)
+
+
+def _mean_prf(items: Sequence[dict[str, float]]) -> dict[str, float | None]:
+    return {m: _mean([i[m] for i in items]) for m in ("precision", "recall", "f1")}
+
+
+def _block(samples: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    ks = sorted({k for s in samples for k in s.get("retrieval", {})}, key=int)
+    return {
+        "questions": len(samples),
+        "exact_match": _mean([s["em"] for s in samples]),
+        "f1": _mean([s["f1"] for s in samples]),
+        "retrieval": {f"@{k}": _mean_prf([s["retrieval"][k] for s in samples
+                                          if k in s.get("retrieval", {})]) for k in ks},
+        "context": _mean_prf([s["context"] for s in samples if "context" in s]),
+    }
+
+
+def rag_accuracy(records: Sequence[dict[str, Any]], headline: str = "f1",
+                 judge: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The ``accuracy`` block of summary.json from the run's ``sample`` records.
+
+    ``judge`` (from :mod:`.judge`) is merged in; ``headline`` picks the number the
+    ``accuracy`` SLO checks: mean token F1 (default), exact match, or judge accuracy.
+    """
+    samples = [r for r in records if r.get("type") == "sample" and r.get("task") == "rag-e2e"]
+    if not samples:
+        return None
+    answered = [s for s in samples if s.get("answered")]
+    out: dict[str, Any] = {"metric": "", "headline": None, **_block(samples)}
+    out["answered"] = len(answered)
+    out["unanswered"] = len(samples) - len(answered)
+    out["llm_calls_per_question"] = _spread([float(s.get("llm_calls", 0)) for s in answered])
+    out["rounds_per_question"] = _spread([float(s.get("rounds", 0)) for s in answered])
+    out["queries_per_question"] = _spread([float(len(s.get("queries", []))) for s in answered])
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in samples:
+        by[str(s.get("category") or "unknown")].append(s)
+    out["by_category"] = {name: _block(group) for name, group in sorted(by.items())}
+    cache = [s["response_cache"] for s in samples if s.get("response_cache")]
+    if cache:
+        out["response_cache"] = {"hits": sum(c["hits"] for c in cache),
+                                 "misses": sum(c["misses"] for c in cache)}
+    if judge is not None:
+        out["judge"] = judge
+    if headline == "judge":  # no verdicts at all → no headline (an accuracy gate then fails)
+        out["metric"] = "LLM-judge accuracy"
+        out["headline"] = (judge or {}).get("accuracy")
+    elif headline == "em":
+        out["metric"], out["headline"] = "answer exact match (HotpotQA)", out["exact_match"]
+    else:
+        out["metric"], out["headline"] = "answer token F1 (HotpotQA)", out["f1"]
+    return out

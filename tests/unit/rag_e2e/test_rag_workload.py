@@ -1,0 +1,190 @@
+"""Workload assembly (FRAMES-style file, fake embedder), the index cache and the CLI command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rag_e2e_support import DOCS, QUESTIONS, HashEmbedder, ScriptedTransport, run_shared, task_args
+
+from agentic_bench.cli import rag_cmd
+from agentic_bench.errors import ConfigError
+from agentic_bench.tasks.rag_e2e import index_cache, rag_workload
+from agentic_bench.tasks.rag_e2e.index_cache import build_or_load, default_cache_dir, select
+from agentic_bench.tasks.rag_e2e.task import task
+
+
+@pytest.fixture
+def frames_file(tmp_path: Path) -> Path:
+    docs = [{"title": d.title, "text": d.text} for d in DOCS]
+    rows = [
+        {"Prompt": QUESTIONS[0].question, "Answer": "yes", "reasoning_types": "comparison",
+         "wiki_links": ["https://en.wikipedia.org/wiki/Scott_Derrickson",
+                        "https://en.wikipedia.org/wiki/Ed_Wood"], "documents": docs[:3]},
+        {"Prompt": QUESTIONS[1].question, "Answer": "Paris", "reasoning_types": "bridge",
+         "wiki_links": ["https://en.wikipedia.org/wiki/Paris"], "documents": docs[3:]},
+    ]
+    path = tmp_path / "frames.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rag_workload, "make_embedder", lambda name: HashEmbedder())
+
+
+def test_task_object() -> None:
+    assert task.name == "rag-e2e" and task.default_scenario == "single-stream"
+    ns = task_args("--quick", "--flow", "single-shot")
+    assert ns.quick and ns.flow == "single-shot" and ns.embedder == "minilm"
+    assert rag_workload.grade_concurrency(ns) == 1  # the embedded endpoint is sequential
+    assert rag_workload.grade_concurrency(task_args("--endpoint", "http://h/v1")) == 4
+    assert rag_workload.grade_concurrency(task_args("--grade-concurrency", "2")) == 2
+
+
+def test_frames_workload_end_to_end(frames_file: Path, tmp_path: Path,
+                                    fake_embedder: None) -> None:
+    trace = tmp_path / "out.trace.jsonl"
+    ns = task_args("--frames", str(frames_file), "--cache-dir", str(tmp_path / "cache"),
+                   "--kind", "flat", "--record-trace", str(trace), "--quiet",
+                   "--accuracy-metric", "em", "--accuracy-target", "0.5")
+    workload = task.workload(ns)
+    assert ns.sessions == 2 and workload.name == "rag-e2e"
+    assert workload.default_slos == {"accuracy": 0.5} and workload.recipe is None
+    info = workload.info
+    assert info["corpus_documents"] == 6 and info["index"]["chunks"] == 6
+    assert info["flow"] == "multi-hop" and info["dataset"]["source"].startswith("frames")
+    shared = workload.make_executor  # the executor factory of the workload
+    records: list[dict[str, Any]] = []
+    import asyncio
+    from time import perf_counter_ns
+
+    from agentic_bench.load.runner import LoadRunner
+    from agentic_bench.load.spec import LoadSpec
+    from agentic_bench.replay.session import ReplayOptions
+    from agentic_bench.workload import ExecContext
+
+    transport = ScriptedTransport(answers={"capital of France": "Paris"})
+    ctx = ExecContext(transport, records.append, perf_counter_ns(), ReplayOptions(model="m"))
+    runner = LoadRunner(LoadSpec(sessions=2), workload.source, shared(ctx))
+    asyncio.run(runner.run())
+    assert workload.score is not None
+    acc = workload.score(records)
+    assert acc is not None and acc["headline"] == 1.0 and acc["target"] == 0.5
+    assert acc["retrieval"]["@10"]["recall"] == 1.0  # titles come from the wiki links
+    assert len(trace.read_text().splitlines()) == 2
+
+
+def test_second_build_loads_from_cache(frames_file: Path, tmp_path: Path,
+                                       fake_embedder: None) -> None:
+    args = ("--frames", str(frames_file), "--cache-dir", str(tmp_path / "c"), "--quiet")
+    first = task.workload(task_args(*args)).info["index"]
+    second = task.workload(task_args(*args)).info["index"]
+    assert not first["from_cache"] and second["from_cache"]
+    assert first["content_hash"] == second["content_hash"]
+    recipe = task.workload(task_args(*args)).recipe
+    assert recipe is not None and recipe[:2] == ("task", "rag-e2e")
+    assert recipe[2].frames == str(frames_file) and recipe[2].sessions == 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--retrieve-k", "0"), "--retrieve-k"),
+    (("--questions", "0"), "--questions"),
+    (("--accuracy-metric", "judge"), "--judge-endpoint"),
+    (("--record-trace", "t.jsonl", "--replay-responses", "t.jsonl"), "different files"),
+    (("--reranker", "remote"), "--reranker-url"),
+    (("--reranker", "cross-encoder"), "cross-encoder"),
+])
+def test_bad_options_are_config_errors(argv: tuple[str, ...], message: str, frames_file: Path,
+                                       tmp_path: Path, fake_embedder: None) -> None:
+    ns = task_args("--frames", str(frames_file), "--cache-dir", str(tmp_path / "c"), "--quiet",
+                   *argv)
+    with pytest.raises(ConfigError, match=message):
+        task.workload(ns)
+
+
+def test_frames_without_documents_is_a_config_error(tmp_path: Path, fake_embedder: None) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_text(json.dumps({"Prompt": "Who?", "Answer": "Me"}) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="documents"):
+        task.workload(task_args("--frames", str(path), "--quiet"))
+
+
+def test_select_quick_and_full() -> None:
+    pool = list(QUESTIONS)
+    quick = select(quick=True, questions=1, distractors=2, source=pool)
+    # the first question of the quick set, over the whole quick corpus (both questions' own)
+    assert len(quick.questions) == 1 and len(quick.corpus) == 6
+    full = select(questions=5, source=pool)
+    assert len(full.questions) == 2 and len(full.corpus) == 6 and "pooled" in full.label
+    cut = select(source=pool, limit=4)
+    assert len(cut.corpus) == 4
+
+
+def test_cache_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AGENTIC_BENCH_RAG_CACHE", str(tmp_path / "x"))
+    assert default_cache_dir() == tmp_path / "x"
+    monkeypatch.delenv("AGENTIC_BENCH_RAG_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "agentic-bench" / "rag"
+    with pytest.raises(ValueError, match="unknown embedder"):
+        index_cache.make_embedder("bert")
+
+
+def test_build_or_load_reports_progress(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    _, stats = build_or_load(DOCS, HashEmbedder(), "hnsw", tmp_path,
+                             lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (6, 6) and stats.chunks == 6 and not stats.from_cache
+    _, again = build_or_load(DOCS, HashEmbedder(), "hnsw", tmp_path)
+    assert again.from_cache and again.cache_key == stats.cache_key
+
+
+def test_rag_cli_build_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="agentic-bench")
+    rag_cmd.register(parser.add_subparsers())
+    monkeypatch.setattr(index_cache, "make_embedder", lambda name: HashEmbedder())
+    monkeypatch.setattr(index_cache, "select", lambda **kw: index_cache.Selection(
+        list(QUESTIONS), list(DOCS), "test corpus"))
+    out = tmp_path / "report.json"
+    ns = parser.parse_args(["rag", "build-index", "--quick", "--kind", "flat", "--cache-dir",
+                            str(tmp_path / "c"), "--json", str(out), "--quiet"])
+    assert ns.func(ns) == 0
+    text = capsys.readouterr().out
+    assert "index built" in text and "chunks        6" in text and "peak RSS" in text
+    report = json.loads(out.read_text())
+    assert report["chunks"] == 6 and report["kind"] == "flat" and report["wall_s"] >= 0
+    assert ns.func(ns) == 0 and "loaded from cache" in capsys.readouterr().out
+    bad = parser.parse_args(["rag", "build-index", "--limit", "0"])
+    with pytest.raises(ConfigError):
+        bad.func(bad)
+    assert parser.parse_args(["rag"]).func is not None
+
+
+def test_run_shared_helper_smoke(tiny_index: Any) -> None:
+    from agentic_bench.tasks.rag_e2e.executor import RagShared
+    from rag_pipeline import RagPipeline
+
+    shared = RagShared(RagPipeline(tiny_index, HashEmbedder()),
+                       {q.id: q for q in QUESTIONS}, flow="single_shot")
+    records = run_shared(shared, ScriptedTransport())
+    assert sum(r["type"] == "sample" for r in records) == 2
+
+
+def test_plain_progress_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
+
+    with embedding_progress("embedding") as progress:  # stderr is not a terminal here
+        for done in (0, 1, 50, 100):
+            progress(done, 100)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["embedding: 0/100 passages", "embedding: 50/100 passages",
+                     "embedding: 100/100 passages"]
+    with embedding_progress("x", enabled=False) as progress:
+        progress(1, 1)
+    assert capsys.readouterr().err == ""
