@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "agentic_bench.cli.traces_cmd",
     "agentic_bench.cli.record_cmd",
     "agentic_bench.cli.new_task_cmd",
+    "agentic_bench.cli.rag_cmd",
 )
 
 EPILOG = """\
