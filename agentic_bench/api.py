@@ -23,12 +23,10 @@ import importlib
 import json
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint
 
     from agentic_bench.errors import ConfigError
     from agentic_bench.load.runner import SessionSource
@@ -68,6 +66,7 @@ __all__ = [
     "run_offline",
     "sample_accuracy",
     "simple_workload",
+    "split_name",
 ]
 
 _LAZY = {
@@ -89,7 +88,6 @@ _LAZY = {
 }
 
 GROUP = "agentic_bench.plugins"
-PLUGIN_KINDS = ("task", "scorer", "tool_mode", "importer", "reporter")
 
 SessionFn = Callable[["SessionRecorder", "Session"], Awaitable[Any]]
 """``async def run(rec, session) -> outcome``: drive one session through ``rec``."""
@@ -112,66 +110,15 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-# --- plugin kinds ---------------------------------------------------------------------------
+# --- plugin kinds (one implementation, in the registry) ------------------------------------
 
-
-@dataclass
-class PluginRef:
-    kind: str
-    name: str
-    entry_point: EntryPoint
-
-    @property
-    def source(self) -> str:
-        dist = self.entry_point.dist
-        return f"{dist.name} {dist.version}" if dist is not None else self.entry_point.value
-
-    def load(self) -> Any:
-        from agentic_bench.errors import ConfigError
-
-        try:
-            obj = self.entry_point.load()
-        except Exception as exc:
-            raise ConfigError(f"plugin {self.entry_point.name!r} ({self.entry_point.value}) "
-                              f"failed to load: {type(exc).__name__}: {exc}") from exc
-        return obj() if isinstance(obj, type) else obj
-
-
-def split_name(entry_name: str) -> tuple[str, str]:
-    """``"scorer:exact"`` → ``("scorer", "exact")``; a name without a known prefix is a task."""
-    kind, sep, rest = entry_name.partition(":")
-    if sep and kind in PLUGIN_KINDS and rest:
-        return kind, rest
-    return "task", entry_name
-
-
-def discover_plugins(kind: str | None = None) -> dict[tuple[str, str], PluginRef]:
-    """Registered plugins by ``(kind, name)``, from entry-point metadata only (nothing loaded)."""
-    from importlib.metadata import entry_points
-
-    out: dict[tuple[str, str], PluginRef] = {}
-    for ep in entry_points(group=GROUP):
-        k, name = split_name(ep.name)
-        if kind is None or k == kind:
-            out[(k, name)] = PluginRef(k, name, ep)
-    return out
-
-
-def load_plugin(kind: str, name: str) -> Any:
-    """Load one plugin; a broken one raises ConfigError naming it (never an import crash)."""
-    from agentic_bench.errors import ConfigError
-
-    refs = discover_plugins(kind)
-    if (kind, name) not in refs:
-        known = ", ".join(sorted(n for _, n in refs)) or "none installed"
-        raise ConfigError(f"unknown {kind} plugin {name!r} (known: {known})")
-    obj = refs[(kind, name)].load()
-    declared = getattr(obj, "kind", kind)
-    if declared != kind:
-        raise ConfigError(f"plugin {name!r} is registered as {kind} but declares kind "
-                          f"{declared!r}")
-    return obj
-
+from agentic_bench.tasks.registry import (  # noqa: E402 - re-exported public API
+    PLUGIN_KINDS,
+    PluginRef,
+    discover_plugins,
+    load_plugin,
+    split_name,
+)
 
 # --- sessions and workloads -----------------------------------------------------------------
 

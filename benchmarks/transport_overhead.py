@@ -24,6 +24,8 @@ from time import perf_counter_ns
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import itertools
+
 from agentic_bench.metrics.percentiles import describe  # noqa: E402
 from agentic_bench.transport.client import AiohttpChatClient  # noqa: E402
 
@@ -43,7 +45,7 @@ async def run_aiohttp(url: str, n: int, conc: int) -> tuple[list[float], list[fl
         assert r.ok, r.error
         ttft.append((r.t_first_token_ns - r.t_sent_ns) / 1e6)  # type: ignore[operator]
         t = r.token_times_ns
-        itl.extend((b - a) / 1e6 for a, b in zip(t, t[1:], strict=False))
+        itl.extend((b - a) / 1e6 for a, b in itertools.pairwise(t))
 
     await asyncio.gather(*(one() for _ in range(n)))
     await client.aclose()
@@ -71,7 +73,7 @@ async def run_openai(url: str, n: int, conc: int) -> tuple[list[float], list[flo
                 if chunk.choices and chunk.choices[0].delta.content:
                     times.append(perf_counter_ns())
         ttft.append((times[0] - t0) / 1e6)
-        itl.extend((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
+        itl.extend((b - a) / 1e6 for a, b in itertools.pairwise(times))
 
     await asyncio.gather(*(one() for _ in range(n)))
     await client.close()

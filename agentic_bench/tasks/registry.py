@@ -1,23 +1,28 @@
-"""Discover tasks through the ``agentic_bench.plugins`` entry-point group (lazily).
+"""Discover plugins through the ``agentic_bench.plugins`` entry-point group (lazily).
 
-Built-in benchmarks register exactly like third-party plugins. Listing reads only the
-entry-point metadata; a plugin module is imported when its task is used, and a plugin that
-fails to load is reported by name without breaking the CLI.
+Built-in benchmarks register exactly like third-party plugins. An entry point named ``NAME``
+(or ``task:NAME``) is a task; ``scorer:NAME``, ``tool_mode:NAME``, ``importer:NAME`` and
+``reporter:NAME`` are the other plugin kinds. Listing reads only the entry-point metadata;
+a plugin module is imported when it is used, and a plugin that fails to load is reported by
+name without breaking the CLI.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from typing import Any
 
 from agentic_bench.errors import ConfigError
 
 GROUP = "agentic_bench.plugins"
+PLUGIN_KINDS = ("task", "scorer", "tool_mode", "importer", "reporter")
 
 
 @dataclass
-class TaskRef:
+class PluginRef:
+    kind: str
     name: str
     entry_point: EntryPoint
 
@@ -29,25 +34,50 @@ class TaskRef:
     def load(self) -> Any:
         try:
             obj = self.entry_point.load()
-        except Exception as exc:
-            raise ConfigError(f"plugin {self.name!r} ({self.entry_point.value}) failed to load: "
-                              f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # a broken plugin must not break the CLI
+            raise ConfigError(f"plugin {self.entry_point.name!r} ({self.entry_point.value}) "
+                              f"failed to load: {type(exc).__name__}: {exc}") from exc
         return obj() if isinstance(obj, type) else obj
 
 
-OTHER_KINDS = ("scorer", "tool_mode", "importer", "reporter")
+TaskRef = PluginRef  # a task is a plugin of kind "task"
 
 
-def discover() -> dict[str, TaskRef]:
-    """Tasks only: entry points named ``NAME`` or ``task:NAME`` (other kinds are skipped)."""
-    out: dict[str, TaskRef] = {}
-    for ep in entry_points(group=GROUP):
-        kind, _, rest = ep.name.partition(":")
-        if rest and kind in OTHER_KINDS:
-            continue
-        name = rest if (kind == "task" and rest) else ep.name
-        out[name] = TaskRef(name, ep)
+def split_name(entry_name: str) -> tuple[str, str]:
+    """``"scorer:exact"`` → ``("scorer", "exact")``; a name without a known prefix is a task."""
+    kind, sep, rest = entry_name.partition(":")
+    if sep and kind in PLUGIN_KINDS and rest:
+        return kind, rest
+    return "task", entry_name
+
+
+def discover_plugins(kind: str | None = None) -> dict[tuple[str, str], PluginRef]:
+    """Registered plugins by ``(kind, name)``, from entry-point metadata only (nothing loaded)."""
+    out: dict[tuple[str, str], PluginRef] = {}
+    for ep in importlib.metadata.entry_points(group=GROUP):
+        k, name = split_name(ep.name)
+        if kind is None or k == kind:
+            out[(k, name)] = PluginRef(k, name, ep)
     return out
+
+
+def load_plugin(kind: str, name: str) -> Any:
+    """Load one plugin; a broken one raises ConfigError naming it (never an import crash)."""
+    refs = discover_plugins(kind)
+    if (kind, name) not in refs:
+        known = ", ".join(sorted(n for _, n in refs)) or "none installed"
+        raise ConfigError(f"unknown {kind} plugin {name!r} (known: {known})")
+    obj = refs[(kind, name)].load()
+    declared = getattr(obj, "kind", kind)
+    if declared != kind:
+        raise ConfigError(f"plugin {name!r} is registered as {kind} but declares kind "
+                          f"{declared!r}")
+    return obj
+
+
+def discover() -> dict[str, PluginRef]:
+    """Tasks by name."""
+    return {name: ref for (_, name), ref in discover_plugins("task").items()}
 
 
 def load_task(name: str) -> Any:
