@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -23,8 +24,6 @@ from time import perf_counter_ns
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-import itertools
 
 from agentic_bench.metrics.percentiles import describe  # noqa: E402
 from agentic_bench.transport.client import AiohttpChatClient  # noqa: E402
