@@ -43,6 +43,22 @@ class RagResult:
     llm_calls: int
     state: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def from_state(cls, question: str, state: dict[str, Any],
+                   chunks: list[Chunk]) -> RagResult:
+        """The result of a finished graph run, from its final state."""
+        return cls(
+            question=question,
+            answer=str(state.get("answer", "")),
+            rounds=int(state.get("round", 0)),
+            queries=list(state.get("asked", [])),
+            retrieved=[chunks[i] for i in state.get("seen", [])],
+            context=[chunks[i] for i in state.get("context", [])],
+            sufficient=bool(state.get("sufficient", False)),
+            llm_calls=int(state.get("llm_calls", 0)),
+            state=state,
+        )
+
     @property
     def retrieved_titles(self) -> list[str]:
         return [c.title for c in self.retrieved]
@@ -154,15 +170,4 @@ class RagPipeline:
         else:
             raise ValueError(f"unknown mode {mode!r}; expected 'multi_hop' or 'single_shot'")
         state: dict[str, Any] = await graph.ainvoke(initial, config=self.run_config(on_stage, chat))
-        chunks = self.index.chunks
-        return RagResult(
-            question=question,
-            answer=str(state.get("answer", "")),
-            rounds=int(state.get("round", 0)),
-            queries=list(state.get("asked", [])),
-            retrieved=[chunks[i] for i in state.get("seen", [])],
-            context=[chunks[i] for i in state.get("context", [])],
-            sufficient=bool(state.get("sufficient", False)),
-            llm_calls=int(state.get("llm_calls", 0)),
-            state=state,
-        )
+        return RagResult.from_state(question, state, self.index.chunks)

@@ -59,16 +59,4 @@ async def run_graph(pipeline: RagPipeline, question: str, mode: str,
                 rounds[number] = RoundLog(number, list(queries) or [question], hits)
             elif node == "rerank" and rounds:
                 rounds[max(rounds)].reranked = list(update.get("reranked", []))
-    chunks = pipeline.index.chunks
-    result = RagResult(
-        question=question,
-        answer=str(state.get("answer", "")),
-        rounds=int(state.get("round", 0)),
-        queries=list(state.get("asked", [])),
-        retrieved=[chunks[i] for i in state.get("seen", [])],
-        context=[chunks[i] for i in state.get("context", [])],
-        sufficient=bool(state.get("sufficient", False)),
-        llm_calls=int(state.get("llm_calls", 0)),
-        state=state,
-    )
-    return GraphRun(result, rounds)
+    return GraphRun(RagResult.from_state(question, state, pipeline.index.chunks), rounds)
