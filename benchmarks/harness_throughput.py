@@ -10,9 +10,14 @@ simulator to CPU 1 (``taskset``). Prints one JSON line per figure:
   error against the injected truth, ITL p50 error;
 - ``schedule``: ``server`` scenario at 500 sessions/s → schedule lag p50/p99;
 - ``idle``: ``server`` at 5 sessions/s for 20 s → client CPU use (busy polling would show);
-- ``workers``: zero-latency throughput with ``--workers 1`` and ``--workers 2`` (unpinned).
+- ``workers``: zero-latency throughput with ``--workers 1`` and ``--workers 2`` (unpinned);
+- ``calibration``: a fixed pure-Python workload on CPU 0 (ms), printed before each figure:
+  shared VMs change speed by 2x within minutes, and the figures scale with it.
 
-Reproduce: ``.venv/bin/python benchmarks/harness_throughput.py [--only NAME]``
+The precision figure runs the simulator with ``--precise`` (its own timers held to tens of
+microseconds), so the error measured is the client's.
+
+Reproduce: ``.venv/bin/python benchmarks/harness_throughput.py [--only NAME] [--repeat N]``
 """
 
 from __future__ import annotations
@@ -60,8 +65,12 @@ def trace(n: int) -> Path:
     return path
 
 
+LAST_RUN: list[Path] = []
+
+
 def replay(url: str, n: int, *args: str, pin: bool = True) -> tuple[dict, float, float]:
     out = Path(tempfile.mkdtemp()) / "run"
+    LAST_RUN[:] = [out]
     cmd = [sys.executable, "-m", "agentic_bench", "replay", str(trace(n)), "--endpoint", url,
            "--out", str(out), "--quiet", *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,6 +86,24 @@ def emit(name: str, **fields: object) -> None:
     print(json.dumps({"figure": name, **fields}), flush=True)
 
 
+CALIBRATION = """
+import json, time
+doc = {"id": "chatcmpl-1", "choices": [{"index": 0, "delta": {"content": "tok "}}]}
+t = time.perf_counter()
+for _ in range(100000):
+    json.loads(json.dumps(doc))
+print(time.perf_counter() - t)
+"""
+
+
+def calibrate() -> None:
+    """A fixed pure-Python workload on CPU 0: how fast this core is right now. Shared VMs
+    change speed from minute to minute; read the other figures next to this one."""
+    out = subprocess.run((["taskset", "-c", "0"] if TWO else []) + [sys.executable, "-c",
+                         CALIBRATION], capture_output=True, text=True, check=True).stdout
+    emit("calibration", fixed_workload_ms=round(float(out) * 1000, 1))
+
+
 def throughput() -> None:
     proc, url = sim("--ttft-ms", "0", "--itl-ms", "0", "--output-tokens", "16")
     try:
@@ -90,14 +117,22 @@ def throughput() -> None:
 
 
 def precision() -> None:
-    proc, url = sim("--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "64")
+    proc, url = sim("--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "64", "--precise")
     try:
         s, _, _ = replay(url, 1280, "--scenario", "concurrency", "--concurrency", "64")
         lat = s["latency_ms"]
-        emit("precision", ttft_mean_error_ms=round(lat["ttft"]["mean"] - 100, 3),
+        steps = [json.loads(line) for line in (LAST_RUN[0] / "records.jsonl").open()]
+        ttfts = [r["ttft_ms"] for r in sorted(
+            (r for r in steps if r.get("kind") == "llm" and "ttft_ms" in r),
+            key=lambda r: r["t_sent_ns"])]
+        emit("precision", transport=os.environ.get("AGENTIC_BENCH_TRANSPORT", "raw"),
+             ttft_mean_error_ms=round(lat["ttft"]["mean"] - 100, 3),
              ttft_p99_error_ms=round(lat["ttft"]["p99"] - 100, 3),
              itl_p50_error_ms=round(lat["itl"]["p50"] - 10, 3),
-             first_ttft_max_error_ms=None)
+             itl_mean_error_ms=round(lat["itl"]["mean"] - 10, 3),
+             first_64_ttft_mean_error_ms=round(sum(ttfts[:64]) / len(ttfts[:64]) - 100, 3),
+             first_64_ttft_max_error_ms=round(max(ttfts[:64]) - 100, 3),
+             errors=s["counts"]["errors"])
     finally:
         proc.terminate()
 
@@ -135,13 +170,17 @@ def workers() -> None:
         proc.terminate()
 
 
-FIGURES = {"throughput": throughput, "precision": precision, "schedule": schedule,
-           "idle": idle, "workers": workers}
+FIGURES = {"calibration": calibrate, "throughput": throughput, "precision": precision,
+           "schedule": schedule, "idle": idle, "workers": workers}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", choices=sorted(FIGURES))
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="run each figure N times (each run prints its own line, preceded by "
+                    "a calibration line)")
     args = ap.parse_args()
-    for name, fn in FIGURES.items():
-        if args.only in (None, name):
-            fn()
+    for _ in range(args.repeat):
+        for name, fn in FIGURES.items():
+            if args.only in (None, name) or (name == "calibration" and args.only):
+                fn()

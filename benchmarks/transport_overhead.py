@@ -1,12 +1,15 @@
-"""Transport choice: the lean aiohttp SSE client vs the official openai SDK.
+"""Transport choice: our raw HTTP/1.1 client, our aiohttp client and the official openai SDK.
 
-Both stream from the latency simulator (injected TTFT 100 ms, ITL 10 ms, 64 tokens) at
+Each streams from the latency simulator (injected TTFT 100 ms, ITL 10 ms, 64 tokens) at
 64 concurrent streams; the simulator runs in its own process on CPU 1, the client on CPU 0
 (``taskset``) when the machine has two cores. Prints one JSON line per client:
 TTFT mean/p50/p99 error against the injected 100 ms, ITL p50 error, client CPU seconds per
 1,000 requests. Reproduce:
 
     .venv/bin/python benchmarks/transport_overhead.py --requests 640 --concurrency 64
+
+The simulator runs with ``--precise`` so its own timer granularity (±1 ms) does not hide the
+clients' differences.
 """
 
 from __future__ import annotations
@@ -26,13 +29,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentic_bench.metrics.percentiles import describe  # noqa: E402
-from agentic_bench.transport.client import AiohttpChatClient  # noqa: E402
+from agentic_bench.transport.choose import make_chat_client  # noqa: E402
 
 BODY = {"model": "sim", "messages": [{"role": "user", "content": "hello"}]}
 
 
-async def run_aiohttp(url: str, n: int, conc: int) -> tuple[list[float], list[float]]:
-    client = AiohttpChatClient(url)
+async def run_ours(kind: str, url: str, n: int, conc: int) -> tuple[list[float], list[float]]:
+    client = make_chat_client(url, kind=kind)
     await client.warm_up(conc)
     sem = asyncio.Semaphore(conc)
     ttft: list[float] = []
@@ -93,11 +96,11 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=640)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--port", type=int, default=8977)
-    ap.add_argument("--clients", default="aiohttp,openai")
+    ap.add_argument("--clients", default="raw,aiohttp,openai")
     args = ap.parse_args()
     two = (os.cpu_count() or 1) >= 2
     sim_cmd = [sys.executable, "-m", "agentic_bench", "sim", "--port", str(args.port),
-               "--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "64"]
+               "--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "64", "--precise"]
     sim = subprocess.Popen((["taskset", "-c", "1"] if two else []) + sim_cmd,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if two:
@@ -106,10 +109,12 @@ def main() -> None:
         time.sleep(1.0)
         url = f"http://127.0.0.1:{args.port}/v1"
         for name in args.clients.split(","):
-            fn = run_aiohttp if name == "aiohttp" else run_openai
             cpu0 = time.process_time()
             t0 = time.perf_counter()
-            ttft, itl = run_loop(fn(url, args.requests, args.concurrency))
+            if name == "openai":
+                ttft, itl = run_loop(run_openai(url, args.requests, args.concurrency))
+            else:
+                ttft, itl = run_loop(run_ours(name, url, args.requests, args.concurrency))
             cpu = time.process_time() - cpu0
             wall = time.perf_counter() - t0
             t = describe(ttft)

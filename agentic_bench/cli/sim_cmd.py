@@ -20,6 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--tool-call", metavar="NAME", help="stream a call to tool NAME instead of text")
     p.add_argument("--model", default="sim", help="model id to serve (default sim)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--precise", action="store_true",
+                   help="hold every injected time to tens of microseconds (the last 2 ms "
+                   "before each deadline are spent polling: one busy core); for measuring "
+                   "a client's own timing error")
     p.add_argument("--api-key-env", metavar="VAR",
                    help="require 'Bearer $VAR' (to test key handling)")
     faults = p.add_argument_group("faults (per-request probabilities)")
@@ -41,6 +45,7 @@ def main(args: argparse.Namespace) -> int:
         jitter_ms=args.jitter, tool_call=args.tool_call, model=args.model, seed=args.seed,
         fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
         malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
+        precise=args.precise,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 
     async def serve() -> None:

@@ -17,7 +17,8 @@ from typing import Any
 import aiohttp
 
 from agentic_bench.errors import EndpointError
-from agentic_bench.transport.client import AiohttpChatClient, ChatTransport
+from agentic_bench.transport.choose import HttpChatClient, make_chat_client
+from agentic_bench.transport.client import ChatTransport
 from agentic_bench.transport.url import redact_url
 
 
@@ -30,7 +31,7 @@ class Endpoint:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-async def preflight(client: AiohttpChatClient, model: str | None) -> str:
+async def preflight(client: HttpChatClient, model: str | None) -> str:
     """Check the endpoint answers and serves ``model``; return the model to use."""
     try:
         status, body = await client.list_models()
@@ -75,8 +76,8 @@ async def open_endpoint(
         await asyncio.to_thread(server.start)
         url = server.base_url
     try:
-        client = AiohttpChatClient(url, api_key if server is None else None,
-                                   max_connections=max_connections, timeout_s=request_timeout_s)
+        client = make_chat_client(url, api_key if server is None else None,
+                                  max_connections=max_connections, timeout_s=request_timeout_s)
         try:
             chosen = await preflight(client, model)
             await client.warm_up(warm_connections)

@@ -2,7 +2,12 @@
 
 Every reply streams ``output_tokens`` chunks (or the request's smaller ``max_tokens``):
 the first content chunk ``ttft_ms`` after the request arrived, then one every ``itl_ms``.
-Deadlines are absolute (no drift). ``jitter_ms`` adds a seeded uniform ±J to each gap.
+Deadlines are absolute ``perf_counter`` instants (no drift; never the event loop's cached,
+millisecond-grained clock) counted from the moment the request was complete.
+``jitter_ms`` adds a seeded uniform ±J to each gap. ``precise`` sets each timer
+:data:`EARLY_S` early and spends the rest yielding to the loop until the exact instant:
+timings then hold to tens of microseconds instead of ±1 ms, at the cost of a busy simulator
+core (for harness-precision benchmarks; docs/performance.md).
 Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP 500),
 ``hang_rate`` (headers, then silence), ``disconnect_rate`` (connection dropped mid-stream),
 ``malformed_rate`` (a non-JSON chunk mid-stream); ``slow_headers_ms`` delays the headers.
@@ -14,6 +19,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentic_bench.endpoint.sim_http import HttpConnection, Request
@@ -34,6 +40,10 @@ class SimConfig:
     malformed_rate: float = 0.0
     slow_headers_ms: float = 0.0
     api_key: str | None = None
+    precise: bool = False
+
+
+EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
 
 
 class SimServer:
@@ -81,7 +91,7 @@ class SimServer:
 
 
 class Reply:
-    """One streamed (or plain JSON) chat completion driven by ``loop.call_at`` timers."""
+    """One streamed (or plain JSON) chat completion driven by event-loop timers."""
 
     def __init__(self, server: SimServer, conn: HttpConnection, body: dict) -> None:
         self.s = server
@@ -92,7 +102,7 @@ class Reply:
         self.id = f"chatcmpl-sim{server.requests}"
         assert server.loop is not None
         self.loop = server.loop
-        self.t0 = self.loop.time()
+        self.t0 = time.perf_counter()  # the request is complete now (handler runs in the read)
         self.k = 0
         rng = server.rng
         self.fault = None
@@ -104,6 +114,23 @@ class Reply:
         self.gaps = [cfg.itl_ms + (rng.uniform(-cfg.jitter_ms, cfg.jitter_ms)
                                    if cfg.jitter_ms else 0.0) for _ in range(self.n)]
 
+    def _at(self, deadline: float, fn: Callable[[], None]) -> None:
+        """Call ``fn`` at the ``perf_counter`` instant ``deadline``."""
+        if self.s.config.precise:
+            delay = deadline - EARLY_S - time.perf_counter()
+            if delay > 0:
+                self.loop.call_later(delay, self._spin, deadline, fn)
+            else:
+                self._spin(deadline, fn)
+        else:
+            self.loop.call_later(max(0.0, deadline - time.perf_counter()), fn)
+
+    def _spin(self, deadline: float, fn: Callable[[], None]) -> None:
+        if time.perf_counter() >= deadline:
+            fn()
+        else:  # yield: other connections' reads and writes go on meanwhile
+            self.loop.call_soon(self._spin, deadline, fn)
+
     def start(self) -> None:
         cfg = self.s.config
         if self.fault == "fail":
@@ -111,10 +138,10 @@ class Reply:
             return
         if not self.body.get("stream"):
             total = cfg.ttft_ms + sum(self.gaps[1:])
-            self.loop.call_at(self.t0 + total / 1000, self._send_whole)
+            self._at(self.t0 + total / 1000, self._send_whole)
             return
         if cfg.slow_headers_ms:
-            self.loop.call_at(self.t0 + cfg.slow_headers_ms / 1000, self._headers)
+            self._at(self.t0 + cfg.slow_headers_ms / 1000, self._headers)
         else:
             self._headers()
 
@@ -123,7 +150,7 @@ class Reply:
         if self.fault == "hang":
             return  # never send anything else; the client's timeout must fire
         self.next_at = self.t0 + self.s.config.ttft_ms / 1000
-        self.loop.call_at(self.next_at, self._token)
+        self._at(self.next_at, self._token)
 
     def _event(self, payload: dict) -> bytes:
         return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
@@ -156,7 +183,7 @@ class Reply:
         self.k += 1
         if self.k < self.n:
             self.next_at += self.gaps[self.k] / 1000
-            self.loop.call_at(self.next_at, self._token)
+            self._at(self.next_at, self._token)
             return
         finish = "tool_calls" if self.s.config.tool_call else "stop"
         tail = self._delta({}, finish)

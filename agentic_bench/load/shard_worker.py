@@ -55,10 +55,10 @@ def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
 
 async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     """Run one shard; ``stop`` is anything with ``is_set()`` polled for an interrupt."""
-    from agentic_bench.transport.client import AiohttpChatClient
+    from agentic_bench.transport.choose import make_chat_client
 
     workload = build_from_recipe(spec.recipe)
-    client = AiohttpChatClient(spec.url, os.environ.get(spec.api_key_env) or None)
+    client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None)
     streams = max(1, (spec.load.concurrency or 1) // spec.shards)
     await client.warm_up(min(streams, 256))
     writer = RecordWriter(Path(spec.records_path)).open()

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from agentic_bench.transport.result import ChatResult
 
 NS_PER_MS = 1_000_000
@@ -59,22 +61,30 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int) -> dict[str, A
     return rec
 
 
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One compact UTF-8 JSON line (orjson; the stdlib for what orjson refuses)."""
+    try:
+        return orjson.dumps(record, default=str, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # e.g. integers over 64 bits, non-string keys
+        return (json.dumps(record, separators=(",", ":"), default=str) + "\n").encode()
+
+
 @dataclass
 class RecordWriter:
     """Appends records to ``records.jsonl``; every line is flushed as it is written."""
 
     path: Path
-    _fh: IO[str] | None = None
+    _fh: IO[bytes] | None = None
     fsync: bool = False
 
     def open(self) -> RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh = open(self.path, "ab")
         return self
 
     def write(self, record: dict[str, Any]) -> None:
         assert self._fh is not None, "writer not opened"
-        self._fh.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
+        self._fh.write(encode_record(record))
         self._fh.flush()
         if self.fsync:
             os.fsync(self._fh.fileno())

@@ -7,28 +7,40 @@ that spans two network chunks is dated by the chunk that completes it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
+import re
 from typing import Any
 
 from agentic_bench.transport.result import ChatResult
 
+try:  # 2-3x faster than json.loads on chat chunks; the stdlib is the fallback
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
+
+
+_DATA_LINE = re.compile(rb"^data:(.*)", re.MULTILINE)
+
 
 def _events(chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
-    """Split timed chunks into (time, data payload) per SSE ``data:`` line."""
+    """Split timed chunks into (time, data payload) per SSE ``data:`` line.
+
+    One regex pass over the joined bytes; each line is dated by the chunk holding its
+    terminating newline (an unterminated last line by the last chunk)."""
+    if not chunks:
+        return []
+    if len(chunks) == 1:
+        t, whole = chunks[0]
+        return [(t, m.group(1).strip()) for m in _DATA_LINE.finditer(whole)]
+    whole = b"".join(data for _, data in chunks)
+    ends = list(itertools.accumulate(len(data) for _, data in chunks))
+    last = len(chunks) - 1
     out: list[tuple[int, bytes]] = []
-    buf = b""
-    for t, data in chunks:
-        buf += data
-        if b"\n" not in data:
-            continue
-        lines = buf.split(b"\n")
-        buf = lines.pop()
-        for line in lines:
-            line = line.rstrip(b"\r")
-            if line.startswith(b"data:"):
-                out.append((t, line[5:].strip()))
-    if buf.strip().startswith(b"data:") and chunks:
-        out.append((chunks[-1][0], buf.strip()[5:].strip()))
+    for m in _DATA_LINE.finditer(whole):
+        i = bisect.bisect_right(ends, m.end())  # the chunk holding the newline after it
+        out.append((chunks[min(i, last)][0], m.group(1).strip()))
     return out
 
 
@@ -40,7 +52,7 @@ def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
     (several times faster than one call per event), per event otherwise."""
     body = [p for _, p in events if p and p != b"[DONE]"]
     try:
-        values = json.loads(b"[" + b",".join(body) + b"]")
+        values = _loads(b"[" + b",".join(body) + b"]")
         if len(values) != len(body):  # a payload like `1,2` would shift the rest
             raise ValueError("payload count mismatch")
         decoded = iter(values)
@@ -55,7 +67,7 @@ def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
                 out.append((t, p, None))
                 continue
             try:
-                out.append((t, p, json.loads(p)))
+                out.append((t, p, json.loads(p)))  # the lenient stdlib on the rare path
             except (json.JSONDecodeError, UnicodeDecodeError):
                 out.append((t, p, _BAD))
         return out

@@ -52,10 +52,10 @@ def parse_verdict(text: str) -> bool | None:
 
 
 async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dict[str, Any]:
-    from agentic_bench.transport.client import AiohttpChatClient
+    from agentic_bench.transport.choose import make_chat_client
     from agentic_bench.transport.url import redact_url
 
-    client = AiohttpChatClient(cfg.url, cfg.api_key, timeout_s=cfg.timeout_s)
+    client = make_chat_client(cfg.url, cfg.api_key, timeout_s=cfg.timeout_s)
     verdicts: list[bool | None] = [None] * len(items)
     errors: Counter[str] = Counter()
     examples: list[str] = []

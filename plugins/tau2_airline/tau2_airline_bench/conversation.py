@@ -100,10 +100,10 @@ class UserSide:
         if self.settings.user_endpoint == "same":
             return ctx.transport, self.model or ctx.options.model
         if self.client is None:
-            from agentic_bench.transport.client import AiohttpChatClient
+            from agentic_bench.transport.choose import make_chat_client
 
             key = os.environ.get(self.settings.user_api_key_env) or None
-            self.client = AiohttpChatClient(str(self.settings.user_endpoint), key)
+            self.client = make_chat_client(str(self.settings.user_endpoint), key)
             if not self.model:
                 status, listing = await self.client.list_models()
                 models = listing.get("data") if isinstance(listing, dict) else None

@@ -1,0 +1,236 @@
+"""The default transport: streamed chat completions over :mod:`.http1` connections.
+
+Same contract as :class:`~agentic_bench.transport.client.AiohttpChatClient` (``chat``,
+``warm_up``, ``list_models``, ``aclose``) and the same error records, but the chunk
+timestamps are taken in the protocol's read callback instead of after a task wake-up, which
+is where the aiohttp client lost precision when many streams tick together
+(``benchmarks/harness_throughput.py --only precision``, docs/performance.md).
+Exceptions are mapped to error records here, at one boundary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from time import perf_counter_ns
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from agentic_bench.transport.client import CHUNK_WATCH
+from agentic_bench.transport.http1 import Http1Connection, ResponseError
+from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.sse import assemble_stream
+from agentic_bench.transport.url import normalize_base_url
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # what orjson refuses (e.g. integers over 64 bits) the stdlib writes
+        return json.dumps(body).encode()
+
+
+def _expire(done: asyncio.Future[None]) -> None:
+    if not done.done():
+        done.set_exception(TimeoutError())
+
+
+class _Failed(Exception):
+    def __init__(self, kind: str, message: str, conn: Http1Connection | None,
+                 t_sent: int) -> None:
+        super().__init__(message)
+        self.kind, self.message, self.conn, self.t_sent = kind, message, conn, t_sent
+
+
+class RawChatClient:
+    """Streaming ``/v1/chat/completions`` client with nanosecond, read-callback timestamps."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        max_connections: int = 0,
+        timeout_s: float = 300.0,
+        include_usage: bool = True,
+    ) -> None:
+        self.base_url = normalize_base_url(base_url)
+        parts = urlsplit(self.base_url)
+        self._tls = parts.scheme == "https"
+        self._host = parts.hostname or "127.0.0.1"
+        self._port = parts.port or (443 if self._tls else 80)
+        self._path = parts.path.rstrip("/")
+        host_header = parts.netloc.rsplit("@", 1)[-1]
+        auth = f"Authorization: Bearer {api_key}\r\n" if api_key else ""
+        self._common = (f"Host: {host_header}\r\nUser-Agent: agentic-bench\r\n"
+                        f"Accept-Encoding: identity\r\nConnection: keep-alive\r\n{auth}")
+        self._timeout_s = timeout_s
+        self._include_usage = include_usage
+        self._idle: list[Http1Connection] = []
+        self._all: set[Http1Connection] = set()
+        self._slots = asyncio.Semaphore(max_connections) if max_connections > 0 else None
+
+    # -- connections --------------------------------------------------------------------------
+    async def _open(self) -> Http1Connection:
+        loop = asyncio.get_running_loop()
+        kw: dict[str, Any] = {}
+        if self._tls:
+            kw = {"ssl": ssl.create_default_context(), "server_hostname": self._host}
+        _, conn = await loop.create_connection(Http1Connection, self._host, self._port, **kw)
+        self._all.add(conn)
+        return conn
+
+    async def _acquire(self) -> tuple[Http1Connection, bool]:
+        while self._idle:
+            conn = self._idle.pop()
+            if not conn.closed:
+                return conn, True
+            self._all.discard(conn)
+        return await self._open(), False
+
+    def _release(self, conn: Http1Connection) -> None:
+        if conn.closed or not conn.keep_alive:
+            conn.abort()
+            self._all.discard(conn)
+        else:
+            self._idle.append(conn)
+
+    def _request(self, method: str, path: str, body: bytes = b"", extra: str = "") -> bytes:
+        head = f"{method} {self._path}{path} HTTP/1.1\r\n{self._common}{extra}"
+        if body or method == "POST":
+            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        return head.encode("latin-1") + b"\r\n" + body
+
+    async def _exchange(self, request: bytes, timeout_s: float,
+                        watch: Any = None) -> tuple[Http1Connection, int]:
+        """Send on a pooled connection (one retry when a reused one was already closed by
+        the server before any byte came back) and wait for the whole response.
+
+        Failures raise :class:`_Failed` carrying the connection (for the pieces received)."""
+        for attempt in range(2):
+            try:
+                conn, reused = await self._acquire()
+            except OSError as exc:
+                raise _Failed("connect", f"cannot connect: {exc}", None, 0) from None
+            t_sent = conn.start(request, watch)
+            done = conn.done
+            assert done is not None
+            timer = asyncio.get_running_loop().call_later(timeout_s, _expire, done)
+            try:
+                await done
+                return conn, t_sent
+            except ConnectionResetError as exc:
+                self._all.discard(conn)
+                if reused and conn.received == 0 and attempt == 0:
+                    continue
+                raise _Failed("disconnect", str(exc), conn, t_sent) from None
+            except TimeoutError:
+                self._drop(conn)
+                raise _Failed("timeout", f"no complete reply within {timeout_s} s", conn,
+                              t_sent) from None
+            except ResponseError as exc:
+                self._drop(conn)
+                raise _Failed("malformed", f"bad HTTP response: {exc}", conn, t_sent) from None
+            except BaseException:
+                self._drop(conn)  # cancelled mid-response: the connection is unusable
+                raise
+            finally:
+                timer.cancel()
+        raise AssertionError("unreachable")
+
+    def _drop(self, conn: Http1Connection) -> None:
+        conn.abort()
+        self._all.discard(conn)
+
+    # -- public API ---------------------------------------------------------------------------
+    async def warm_up(self, connections: int) -> None:
+        """Open up to ``connections`` keep-alive connections before measuring anything."""
+
+        async def one() -> Http1Connection | None:
+            try:
+                conn = await self._open()
+                conn.start(self._request("GET", "/models"), None)
+                assert conn.done is not None
+                await asyncio.wait_for(conn.done, 10)
+                return conn
+            except (OSError, TimeoutError, ResponseError):
+                return None
+
+        opened = await asyncio.gather(*(one() for _ in range(max(1, connections))))
+        for conn in opened:
+            if conn is not None:
+                self._release(conn)
+
+    async def list_models(self) -> tuple[int, Any]:
+        try:
+            conn, _ = await self._exchange(self._request("GET", "/models"), 30.0)
+        except _Failed as exc:
+            raise OSError(exc.message) from None
+        try:
+            text = b"".join(p for _, p in conn.pieces).decode("utf-8", "replace")
+            try:
+                return conn.status, json.loads(text)
+            except json.JSONDecodeError:
+                return conn.status, text
+        finally:
+            self._release(conn)
+
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        body = dict(body)
+        body["stream"] = True
+        if self._include_usage:
+            body.setdefault("stream_options", {"include_usage": True})
+        request = self._request("POST", "/chat/completions", _dumps(body),
+                                "Accept: text/event-stream\r\n")
+        timeout = timeout_s or self._timeout_s
+        result = ChatResult()
+        if self._slots is not None:
+            await self._slots.acquire()
+        try:
+            result.t_sent_ns = perf_counter_ns()
+            conn, result.t_sent_ns = await self._exchange(request, timeout, CHUNK_WATCH.get())
+        except _Failed as exc:
+            result.t_end_ns = perf_counter_ns()
+            if exc.t_sent:
+                result.t_sent_ns = exc.t_sent
+            return self._broken(result, exc)
+        finally:
+            if self._slots is not None:
+                self._slots.release()
+        try:
+            result.t_end_ns = conn.pieces[-1][0] if conn.pieces else perf_counter_ns()
+            result.t_first_byte_ns = conn.t_head_ns
+            result.http_status = conn.status
+            if conn.status >= 400:
+                excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
+                return result.fail("http_status", f"HTTP {conn.status}: {excerpt}")
+            return assemble_stream(result, conn.pieces)
+        finally:
+            self._release(conn)
+
+    @staticmethod
+    def _broken(result: ChatResult, exc: _Failed) -> ChatResult:
+        """A reply cut short: keep the tokens that did arrive, then record the error."""
+        conn = exc.conn
+        if conn is None or exc.kind == "connect":
+            return result.fail(exc.kind, exc.message)
+        result.http_status = conn.status or None
+        result.t_first_byte_ns = conn.t_head_ns
+        if conn.status and conn.status >= 400:
+            excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
+            return result.fail("http_status", f"HTTP {conn.status}: {excerpt}")
+        assemble_stream(result, conn.pieces)
+        result.status, result.error_type, result.error = "ok", None, None
+        message = exc.message
+        if exc.kind == "disconnect":
+            message = f"stream broke after {len(result.token_times_ns)} tokens: {message}"
+        return result.fail(exc.kind, message)
+
+    async def aclose(self) -> None:
+        for conn in list(self._all):
+            if conn.transport is not None:
+                conn.transport.close()
+        self._all.clear()
+        self._idle.clear()
