@@ -25,7 +25,7 @@ import pytest
 from agentic_bench.endpoint.llama_server import LlamaServer, free_port, port_is_free
 from agentic_bench.endpoint.model_file import locate_model
 from agentic_bench.errors import EndpointStartError
-from agentic_bench.transport.client import AiohttpChatClient
+from agentic_bench.transport.choose import make_chat_client
 from agentic_bench.transport.result import ChatResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,9 +101,9 @@ def server() -> Iterator[LlamaServer]:
         yield srv
 
 
-def chat(base_url: str, body: dict[str, Any]) -> ChatResult:
+def chat(base_url: str, body: dict[str, Any], kind: str = "raw") -> ChatResult:
     async def go() -> ChatResult:
-        client = AiohttpChatClient(base_url)
+        client = make_chat_client(base_url, kind=kind)
         try:
             return await client.chat(body, timeout_s=120)
         finally:
@@ -112,8 +112,9 @@ def chat(base_url: str, body: dict[str, Any]) -> ChatResult:
     return asyncio.run(go())
 
 
-def test_streamed_reply_with_ttft(server: LlamaServer) -> None:
-    r = chat(server.base_url, HELLO)
+@pytest.mark.parametrize("kind", ["raw", "aiohttp"])
+def test_streamed_reply_with_ttft(server: LlamaServer, kind: str) -> None:
+    r = chat(server.base_url, HELLO, kind)
     assert r.ok, r.error
     assert r.content.strip() and r.finish_reason in ("stop", "length")
     assert r.t_first_token_ns is not None and r.t_first_token_ns > r.t_sent_ns
@@ -125,7 +126,8 @@ def test_streamed_reply_with_ttft(server: LlamaServer) -> None:
     assert "AVX" in info["system_info"]
 
 
-def test_tool_call_is_an_openai_tool_call(server: LlamaServer) -> None:
+@pytest.mark.parametrize("kind", ["raw", "aiohttp"])
+def test_tool_call_is_an_openai_tool_call(server: LlamaServer, kind: str) -> None:
     body = {
         "model": "smollm2",
         "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
@@ -134,7 +136,7 @@ def test_tool_call_is_an_openai_tool_call(server: LlamaServer) -> None:
         "max_tokens": 64,
         "temperature": 0,
     }
-    r = chat(server.base_url, body)
+    r = chat(server.base_url, body, kind)
     assert r.ok, r.error
     assert r.finish_reason == "tool_calls" and r.t_first_token_ns is not None
     assert len(r.tool_calls) >= 1

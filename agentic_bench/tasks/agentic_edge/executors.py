@@ -66,6 +66,9 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
     return factory
 
 
+ANSWER_EXCERPT = 400  # characters of a text answer kept in its sample record, to see why it failed
+
+
 async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample,
                      mode: str) -> SessionOutcome:
     rec = SessionRecorder(ctx, ticket)
@@ -83,7 +86,7 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
     ctx.sink({"type": "sample", "session_id": ticket.session_id, "sample_id": sample.id,
               "subset": sample.subset, "category": sample.category, "bfcl_valid": valid,
               "answered": result.ok, "bfcl_error": None if verdict is None else verdict.error,
-              "tool_mode": mode})
+              "tool_mode": mode, "answer_excerpt": result.content[:ANSWER_EXCERPT] or None})
     rec.end_turn(0)
     status = rec.end_session(1)
     return SessionOutcome(ticket.session_id, status, 1, rec.turns_ok, rec.requests, rec.errors)

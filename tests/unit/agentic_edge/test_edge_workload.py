@@ -113,3 +113,33 @@ def test_multi_turn_closed_loop_records_a_verdict_per_session(agent: str) -> Non
     assert mt["total"] == 2
     assert summary["counts"]["sessions"] == 2
     assert summary["counts"]["turns"] == summary["counts"]["turns_ok"] > 2
+
+
+class ProseTransport(OracleTransport):
+    """Answers every prompt in prose (what a small model often does in prompt mode)."""
+
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        result = await super().chat(body, timeout_s)
+        result.tool_calls = []
+        result.content = "Sure! To compute this you would first " + "think " * 200
+        return result
+
+
+def test_text_answers_are_kept_as_an_excerpt_in_the_sample_record() -> None:
+    from agentic_bench.tasks.agentic_edge.executors import ANSWER_EXCERPT
+
+    ns = args(tool_mode="prompt", samples=4, quick=False)
+    workload = build_workload(ns)
+    records: list[dict[str, Any]] = []
+    ctx = ExecContext(ProseTransport({}), records.append, perf_counter_ns(),
+                      ReplayOptions(model="m"))
+    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=2, sessions=ns.sessions),
+                        workload.source, workload.make_executor(ctx))
+    asyncio.run(runner.run())
+    samples = [r for r in records if r.get("type") == "sample"]
+    assert len(samples) == 4
+    for r in samples:
+        assert r["answer_excerpt"].startswith("Sure! To compute")
+        assert len(r["answer_excerpt"]) == ANSWER_EXCERPT
+        if not r["bfcl_valid"]:
+            assert r["bfcl_error"]
