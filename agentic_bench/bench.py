@@ -112,7 +112,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256)) as endpoint:
         config.options.model = endpoint.model
-        resumed = prepare_resume(out, config.public()) if config.resume else ResumeState()
+        identity = {"benchmark": workload.name, **workload.info}
+        resumed = (prepare_resume(out, config.public(), identity) if config.resume
+                   else ResumeState())
         out.mkdir(parents=True, exist_ok=True)
         writer = RecordWriter(out / "records.jsonl").open()
         records: list[dict[str, Any]] = list(resumed.records)
@@ -129,8 +131,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         started = time.time()
         t0 = perf_counter_ns()
         sink({"type": "run", "benchmark": workload.name, "started_at": started,
-              "config": config.public(), "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
-                                                       "model": endpoint.model}})
+              "config": config.public(), "workload": identity,
+              "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
+                           "model": endpoint.model}})
         cpu0 = time.process_time()
         progress.start()
         try:

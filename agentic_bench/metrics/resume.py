@@ -27,7 +27,10 @@ class ResumeState:
     truncated_lines: int = 0
 
 
-def prepare_resume(out: Path, config: dict[str, Any]) -> ResumeState:
+def prepare_resume(out: Path, config: dict[str, Any],
+                   workload: dict[str, Any] | None = None) -> ResumeState:
+    """``workload`` is the benchmark's name and options (``run`` record ``workload``): a run
+    resumed with other task options (another tool mode, sample count, ...) is refused too."""
     path = out / "records.jsonl"
     if not path.exists():
         raise ConfigError(f"--resume {out}: no records.jsonl there to resume from")
@@ -44,6 +47,13 @@ def prepare_resume(out: Path, config: dict[str, Any]) -> ResumeState:
         if a != b:
             raise ConfigError(f"--resume {out}: option {key!r} differs from the interrupted run "
                               f"({a!r} then, {b!r} now); resume with the same options")
+    then = first.get("workload")
+    now = json.loads(json.dumps(workload, default=str)) if workload is not None else None
+    if then is not None and now is not None and then != now:
+        changed = "; ".join(f"{k}: {then.get(k)!r} then, {now.get(k)!r} now"
+                            for k in sorted({*then, *now}) if then.get(k) != now.get(k))
+        raise ConfigError(f"--resume {out}: benchmark options differ from the interrupted run "
+                          f"({changed}); resume with the same options")
     finished = {r["session_id"]: r["session_index"] for r in read.records
                 if r.get("type") == "session" and r.get("status") in ("ok", "error")}
     keep = [r for r in read.records

@@ -1,0 +1,40 @@
+"""--resume refuses a run whose benchmark options changed (tool mode, sample count, ...)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.resume import prepare_resume
+
+CONFIG = {"load": {"scenario": "single-stream", "grace_s": 30.0}, "history": "recorded"}
+
+
+def write_run(out: Path, workload: dict[str, object] | None) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    run = {"type": "run", "config": CONFIG, **({"workload": workload} if workload else {})}
+    session = {"type": "session", "session_id": "a#0", "session_index": 0, "status": "ok"}
+    (out / "records.jsonl").write_text(json.dumps(run) + "\n" + json.dumps(session) + "\n")
+
+
+def test_other_task_options_are_refused(tmp_path: Path) -> None:
+    write_run(tmp_path, {"benchmark": "agentic-edge", "tool_mode": "native", "samples": 995})
+    with pytest.raises(ConfigError, match="tool_mode: 'native' then, 'prompt' now"):
+        prepare_resume(tmp_path, CONFIG,
+                       {"benchmark": "agentic-edge", "tool_mode": "prompt", "samples": 995})
+
+
+def test_same_options_resume(tmp_path: Path) -> None:
+    identity = {"benchmark": "agentic-edge", "tool_mode": "native", "samples": 995}
+    write_run(tmp_path, identity)
+    state = prepare_resume(tmp_path, CONFIG, identity)
+    assert state.done == {0}
+
+
+def test_runs_recorded_before_the_identity_existed_still_resume(tmp_path: Path) -> None:
+    write_run(tmp_path, None)
+    state = prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
+    assert state.done == {0}
