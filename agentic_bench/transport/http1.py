@@ -38,7 +38,6 @@ class Http1Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self.used = 0  # responses completed on this connection
         self._reset()
 
     # -- per-response state -------------------------------------------------------------------
@@ -210,7 +209,6 @@ class Http1Connection(asyncio.Protocol):
                 self._finish()
 
     def _finish(self) -> None:
-        self.used += 1
         if self.done is not None and not self.done.done():
             self.done.set_result(None)
 
