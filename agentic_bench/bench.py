@@ -112,7 +112,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256)) as endpoint:
         config.options.model = endpoint.model
-        identity = {"benchmark": workload.name, **workload.info}
+        described = workload.info if workload.identity is None else workload.identity
+        identity = {"benchmark": workload.name, **described}
         resumed = (prepare_resume(out, config.public(), identity) if config.resume
                    else ResumeState())
         out.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,9 @@ class Workload:
     default_scenario: str | None = None
     default_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. max_tokens
     info: dict[str, Any] = field(default_factory=dict)
+    # what identifies the workload for --resume when ``info`` also holds measured figures
+    # (e.g. the index build time); None: ``info`` itself
+    identity: dict[str, Any] | None = None
     planned_turns: Callable[[int], int] | None = None
     recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this
 

@@ -18,6 +18,7 @@ import numpy as np
 from rag_pipeline.chunk_index import ChunkIndex
 from rag_pipeline.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, chunk_documents
 from rag_pipeline.documents import Chunk, Document
+from rag_pipeline.embed_checkpoint import embed_with_checkpoint
 from rag_pipeline.embedders.base import Embedder
 from rag_pipeline.index import IndexIntegrityError, load_index, make_index
 
@@ -33,7 +34,9 @@ class BuildStats:
     """What building (or loading) the index cost.
 
     On a cache hit ``embed_s`` is 0, ``build_s`` is the load time, and ``passages_per_s`` is the
-    throughput recorded when the cached index was built.
+    throughput recorded when the cached index was built. ``resumed_passages`` were embedded by
+    an earlier, interrupted build (saved blocks); ``embed_s`` and ``passages_per_s`` cover only
+    the passages embedded by this build.
     """
 
     documents: int
@@ -49,6 +52,7 @@ class BuildStats:
     from_cache: bool
     cache_key: str
     content_hash: str
+    resumed_passages: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,8 +150,10 @@ def build_index(
 
     With ``cache_dir`` the index is saved under ``cache_dir/<kind>-<key>/`` and re-used when the
     cache key (embedder name, settings, chunk ids and texts) matches and the saved content hash
-    verifies; otherwise it is rebuilt. ``index_params`` go to the index (``m``,
-    ``ef_construction``, ``ef_search`` for HNSW; ``ef_search`` does not affect the cache key).
+    verifies; otherwise it is rebuilt. While it builds, the embedded passages are saved in
+    blocks under ``cache_dir/.<kind>-<key>.embedding/``, so an interrupted build resumes.
+    ``index_params`` go to the index (``m``, ``ef_construction``, ``ef_search`` for HNSW;
+    ``ef_search`` does not affect the cache key).
     ``bm25=True`` also attaches a BM25 index over the chunks.
     """
     started = time.perf_counter()
@@ -182,9 +188,14 @@ def build_index(
             return chunk_index, stats
 
     embed_start = time.perf_counter()
-    vectors = embed_passages_batched(
-        embedder, [c.passage_text() for c in chunks], batch_size, progress
-    )
+    texts = [c.passage_text() for c in chunks]
+    resumed = 0
+    checkpoint = target.parent / f".{target.name}.embedding" if target is not None else None
+    if checkpoint is not None:
+        vectors, resumed = embed_with_checkpoint(
+            embedder, texts, checkpoint, key, batch_size, progress)
+    else:
+        vectors = embed_passages_batched(embedder, texts, batch_size, progress)
     embed_s = time.perf_counter() - embed_start
     index_start = time.perf_counter()
     dim = int(vectors.shape[1]) if vectors.shape[0] else embedder.dim
@@ -195,7 +206,8 @@ def build_index(
     if bm25:
         chunk_index.enable_bm25()
     digest = index.content_hash()
-    throughput = len(chunks) / embed_s if embed_s > 0 else 0.0
+    embedded = len(chunks) - resumed
+    throughput = embedded / embed_s if embed_s > 0 and embedded > 0 else 0.0
 
     if target is not None:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -207,6 +219,8 @@ def build_index(
         if target.exists():
             shutil.rmtree(target)
         scratch.rename(target)
+        if checkpoint is not None:
+            shutil.rmtree(checkpoint, ignore_errors=True)
 
     stats = BuildStats(
         documents=len(corpus),
@@ -222,5 +236,6 @@ def build_index(
         from_cache=False,
         cache_key=key,
         content_hash=digest,
+        resumed_passages=resumed,
     )
     return chunk_index, stats

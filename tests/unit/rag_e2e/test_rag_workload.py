@@ -82,10 +82,13 @@ def test_frames_workload_end_to_end(frames_file: Path, tmp_path: Path,
 def test_second_build_loads_from_cache(frames_file: Path, tmp_path: Path,
                                        fake_embedder: None) -> None:
     args = ("--frames", str(frames_file), "--cache-dir", str(tmp_path / "c"), "--quiet")
-    first = task.workload(task_args(*args)).info["index"]
-    second = task.workload(task_args(*args)).info["index"]
+    built, loaded = task.workload(task_args(*args)), task.workload(task_args(*args))
+    first, second = built.info["index"], loaded.info["index"]
     assert not first["from_cache"] and second["from_cache"]
     assert first["content_hash"] == second["content_hash"]
+    # --resume compares the identity: the same workload although the build figures differ
+    assert built.identity == loaded.identity and built.info != loaded.info
+    assert built.identity is not None and "build_s" not in built.identity["index"]
     recipe = task.workload(task_args(*args)).recipe
     assert recipe is not None and recipe[:2] == ("task", "rag-e2e")
     assert recipe[2].frames == str(frames_file) and recipe[2].sessions == 2

@@ -62,3 +62,69 @@ def test_build_with_bm25(hash_embedder: Any) -> None:
     hits = index.search_bm25(["cherry"], 3)[0]
     assert {index.chunks[i].doc_id for i, _ in hits} == {"d2", "d9"}
     assert np.isclose(stats.passages_per_s, stats.chunks / stats.embed_s)
+
+
+class _Interrupt(Exception):
+    pass
+
+
+class _StopAfter:
+    """Wraps an embedder and raises after ``n`` batches (an interrupted build)."""
+
+    def __init__(self, inner: Any, n: int) -> None:
+        self.inner, self.n = inner, n
+        self.name, self.dim = inner.name, inner.dim
+
+    def embed_queries(self, texts: Any) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Any) -> np.ndarray:
+        if self.n == 0:
+            raise _Interrupt
+        self.n -= 1
+        return self.inner.embed_passages(texts)
+
+
+def test_interrupted_build_resumes_from_saved_blocks(tmp_path: Path, hash_embedder: Any) -> None:
+    import pytest
+
+    from rag_pipeline.embed_checkpoint import BATCHES_PER_BLOCK
+
+    args: dict[str, Any] = {"kind": "flat", "chunk_size": 300, "overlap": 30, "batch_size": 2}
+    _, whole = build_index(CORPUS, hash_embedder, **args)
+    block = 2 * BATCHES_PER_BLOCK
+    assert whole.chunks > 2 * block  # the corpus spans several blocks
+    # interrupted in the middle of the third block: two blocks are saved
+    with pytest.raises(_Interrupt):
+        build_index(CORPUS, _StopAfter(hash_embedder, 2 * BATCHES_PER_BLOCK + 3),
+                    cache_dir=tmp_path, **args)
+    (saved,) = [p for p in tmp_path.iterdir() if p.name.endswith(".embedding")]
+    assert len(list(saved.glob("block-*.npy"))) == 2
+    hash_embedder.calls.clear()
+    progress: list[tuple[int, int]] = []
+    _, stats = build_index(CORPUS, hash_embedder, cache_dir=tmp_path,
+                           progress=lambda d, t: progress.append((d, t)), **args)
+    assert stats.resumed_passages == 2 * block and progress[0] == (2 * block, stats.chunks)
+    assert sum(len(c) for c in hash_embedder.calls) == stats.chunks - 2 * block
+    assert stats.content_hash == whole.content_hash  # the same vectors as one whole build
+    assert not saved.exists() and len(list(tmp_path.iterdir())) == 1
+    assert np.isclose(stats.passages_per_s, (stats.chunks - 2 * block) / stats.embed_s)
+
+
+def test_checkpoint_of_other_settings_or_bad_block_is_not_used(
+        tmp_path: Path, hash_embedder: Any) -> None:
+    from rag_pipeline.embed_checkpoint import embed_with_checkpoint
+
+    texts = [f"text {i} about {TOPICS[i % 7]}" for i in range(100)]
+    directory = tmp_path / "ck"
+    full, resumed = embed_with_checkpoint(hash_embedder, texts, directory, "k1", batch_size=2)
+    assert resumed == 0 and full.shape == (100, 64)
+    again, resumed = embed_with_checkpoint(hash_embedder, texts, directory, "k1", batch_size=2)
+    assert resumed == 100 and np.array_equal(again, full)
+    # another cache key: the saved blocks belong to other settings and are discarded
+    _, resumed = embed_with_checkpoint(hash_embedder, texts, directory, "k2", batch_size=2)
+    assert resumed == 0
+    # a damaged block ends what is trusted: it and the blocks after it are embedded again
+    (directory / "block-000001.npy").write_bytes(b"not numpy")
+    again, resumed = embed_with_checkpoint(hash_embedder, texts, directory, "k2", batch_size=2)
+    assert resumed == 32 and np.array_equal(again, full)
