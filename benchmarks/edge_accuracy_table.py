@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentic_bench.metrics.records import read_records  # noqa: E402
+from agentic_bench.metrics.records import read_records, run_records_path  # noqa: E402
 from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy  # noqa: E402
 
 SUBSETS = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
@@ -33,7 +33,7 @@ def _pct(value: float | None) -> str:
 
 
 def column(run: Path) -> dict[str, Any]:
-    records = read_records(run / "records.jsonl").records
+    records = read_records(run_records_path(run)).records
     mode = next((r["config"].get("tool_mode") for r in records if r.get("type") == "run"
                  and "tool_mode" in r.get("config", {})), None)
     acc = edge_accuracy(records, mode or "?", None) or {}

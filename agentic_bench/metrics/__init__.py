@@ -2,7 +2,12 @@
 
 from agentic_bench.metrics.aggregate import LATENCY_METRICS, RunInfo, summarize
 from agentic_bench.metrics.percentiles import describe, percentile
-from agentic_bench.metrics.records import RecordWriter, llm_record, read_records
+from agentic_bench.metrics.records import (
+    RecordWriter,
+    llm_record,
+    read_records,
+    run_records_path,
+)
 from agentic_bench.metrics.verdict import SLO_KEYS, evaluate, parse_slos
 
 __all__ = [
@@ -16,5 +21,6 @@ __all__ = [
     "parse_slos",
     "percentile",
     "read_records",
+    "run_records_path",
     "summarize",
 ]

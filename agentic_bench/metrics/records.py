@@ -102,7 +102,8 @@ class ReadResult:
 
 
 def read_records(path: str | Path) -> ReadResult:
-    """Read ``records.jsonl``; a torn last line (power loss) is skipped and counted."""
+    """Read ``records.jsonl`` (or a gzip-compressed ``.gz`` copy); a torn last line (power
+    loss) is skipped and counted."""
     records: list[dict[str, Any]] = []
     bad = 0
     for line in _lines(Path(path)):
@@ -113,8 +114,22 @@ def read_records(path: str | Path) -> ReadResult:
     return ReadResult(records, bad)
 
 
+def run_records_path(run_dir: str | Path) -> Path:
+    """A run directory's records: ``records.jsonl``, or ``records.jsonl.gz`` when only the
+    archived (gzip-compressed) copy is there."""
+    plain = Path(run_dir) / "records.jsonl"
+    archived = plain.with_name("records.jsonl.gz")
+    return archived if not plain.exists() and archived.exists() else plain
+
+
 def _lines(path: Path) -> Iterator[str]:
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    if path.suffix == ".gz":
+        import gzip
+
+        opened: Any = gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    else:
+        opened = open(path, encoding="utf-8", errors="replace")
+    with opened as fh:
         for line in fh:
             if line.strip():
                 yield line

@@ -33,7 +33,9 @@ def prepare_resume(out: Path, config: dict[str, Any],
     resumed with other task options (another tool mode, sample count, ...) is refused too."""
     path = out / "records.jsonl"
     if not path.exists():
-        raise ConfigError(f"--resume {out}: no records.jsonl there to resume from")
+        hint = (" (records.jsonl.gz is an archived copy: gunzip it to continue the run)"
+                if path.with_name("records.jsonl.gz").exists() else "")
+        raise ConfigError(f"--resume {out}: no records.jsonl there to resume from{hint}")
     read = read_records(path)
     first = next((r for r in read.records if r.get("type") == "run"), None)
     if first is None:

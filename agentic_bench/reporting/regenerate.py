@@ -19,7 +19,7 @@ from typing import Any
 
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
-from agentic_bench.metrics.records import read_records
+from agentic_bench.metrics.records import read_records, run_records_path
 
 Record = dict[str, Any]
 
@@ -124,7 +124,7 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: not a directory")
-    records_path = run_dir / "records.jsonl"
+    records_path = run_records_path(run_dir)
     previous, notes = _read_summary(run_dir / "summary.json")
     records: list[Record] = []
     truncated = 0

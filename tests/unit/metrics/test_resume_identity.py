@@ -38,3 +38,10 @@ def test_runs_recorded_before_the_identity_existed_still_resume(tmp_path: Path) 
     write_run(tmp_path, None)
     state = prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
     assert state.done == {0}
+
+
+def test_an_archived_run_says_how_to_resume_it(tmp_path: Path) -> None:
+    write_run(tmp_path, None)
+    (tmp_path / "records.jsonl").rename(tmp_path / "records.jsonl.gz")
+    with pytest.raises(ConfigError, match="gunzip it"):
+        prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})

@@ -73,6 +73,19 @@ def test_load_run(synth, tmp_path: Path) -> None:
     assert len(run.records) == len(records)
 
 
+def test_load_run_reads_an_archived_gzip_copy(synth, tmp_path: Path) -> None:
+    import gzip
+
+    records = synth.make_records()
+    out = write_run(tmp_path, records, synth.make_summary(records))
+    plain = load_run(out, regenerate=True)
+    data = (out / "records.jsonl").read_bytes()
+    (out / "records.jsonl.gz").write_bytes(gzip.compress(data))
+    (out / "records.jsonl").unlink()
+    archived = load_run(out, regenerate=True)
+    assert archived.records == plain.records and archived.summary == plain.summary
+
+
 def test_load_run_errors(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a directory"):
         load_run(tmp_path / "missing", regenerate=True)
