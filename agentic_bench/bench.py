@@ -46,6 +46,7 @@ class RunConfig:
     slos: dict[str, float] = field(default_factory=dict)
     out: Path | None = None
     resume: bool = False
+    retry_errors: bool = False  # with resume: sessions that ended in error run again
     quiet: bool = False
     workers: int = 1
     ray_address: str | None = None
@@ -114,7 +115,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         config.options.model = endpoint.model
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}
-        resumed = (prepare_resume(out, config.public(), identity) if config.resume
+        resumed = (prepare_resume(out, config.public(), identity,
+                                  retry_errors=config.retry_errors) if config.resume
                    else ResumeState())
         out.mkdir(parents=True, exist_ok=True)
         writer = RecordWriter(out / "records.jsonl").open()

@@ -65,8 +65,8 @@ class Sim:
                     self.requests = int(line.split()[3])
 
 
-def start_sim(*args: str, env: dict[str, str] | None = None) -> Sim:
-    port = free_port()
+def start_sim(*args: str, env: dict[str, str] | None = None, port: int | None = None) -> Sim:
+    port = port or free_port()
     cmd = [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **(env or {})})
@@ -88,8 +88,8 @@ def start_sim(*args: str, env: dict[str, str] | None = None) -> Sim:
 def sim_factory() -> Iterator[Callable[..., Sim]]:
     sims: list[Sim] = []
 
-    def make(*args: str, env: dict[str, str] | None = None) -> Sim:
-        sim = start_sim(*args, env=env)
+    def make(*args: str, env: dict[str, str] | None = None, port: int | None = None) -> Sim:
+        sim = start_sim(*args, env=env, port=port)
         sims.append(sim)
         return sim
 

@@ -85,6 +85,9 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
     g.add_argument("--resume", type=Path, metavar="DIR",
                    help="continue an interrupted run in DIR (same options): sessions already "
                    "complete are skipped and the summary covers the whole run")
+    g.add_argument("--retry-errors", action="store_true",
+                   help="with --resume: also run again the sessions that ended in an error "
+                   "(their old records are kept in records.before-resume-N.jsonl)")
     g.add_argument("--quiet", action="store_true", help="no progress and no summary on stdout")
 
 
@@ -128,6 +131,9 @@ def run_config(args: argparse.Namespace) -> Any:
           or args.loadgen_mode != "performance" or args.loadgen_model):
         raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
                           "--loadgen-mode and --loadgen-model need --loadgen mlperf")
+    retry_errors = bool(getattr(args, "retry_errors", False))
+    if retry_errors and args.resume is None:
+        raise ConfigError("--retry-errors goes with --resume DIR (the run whose errors to retry)")
     load = LoadSpec(scenario=args.scenario, rate=rate, concurrency=concurrency,
                     sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
                     seed=args.seed, grace_s=args.grace)
@@ -141,6 +147,7 @@ def run_config(args: argparse.Namespace) -> Any:
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
+                     retry_errors=retry_errors,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
                      workers_per_node=args.workers_per_node, loadgen=loadgen)
 

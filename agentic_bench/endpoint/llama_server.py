@@ -5,8 +5,10 @@ loopback port, waits until ``GET /v1/models`` answers, and stops it (SIGTERM, th
 a grace period). No server outlives the harness: the child gets its own session and, on Linux,
 ``PR_SET_PDEATHSIG`` (SIGTERM when the starting thread dies; main thread only); the launcher of
 this package's chat format also watches its parent pid (:func:`watch_parent_from_env`);
-``atexit`` and ``__exit__`` stop it too. Only stdlib imports here: the CLI imports this module
-at start-up time.
+``atexit`` and ``__exit__`` stop it too. ``supervise()`` restarts a server that dies on its own
+(a crash: llama.cpp segfaults on some grammars) on the same port, so a long run goes on; each
+restart is listed in ``restarts`` (and in the run's summary). Only stdlib imports here: the CLI
+imports this module at start-up time.
 """
 
 from __future__ import annotations
@@ -208,6 +210,11 @@ class LlamaServer:
         self._sysinfo_proc: subprocess.Popen[bytes] | None = None
         self._sysinfo: str | None = None
         self._sha256: str | None = None
+        self.restarts: list[dict[str, Any]] = []  # one entry per crash seen by supervise()
+        self.max_restarts = 20
+        self._life = threading.RLock()  # start/stop/restart of the child, one at a time
+        self._stopping = threading.Event()
+        self._watcher: threading.Thread | None = None
 
     # -- properties ---------------------------------------------------------------------------
     @property
@@ -298,12 +305,12 @@ class LlamaServer:
                 f"llama-cpp-python's server needs {', '.join(missing)}; {INSTALL_HINT}"
             )
 
-    def _open_log(self) -> Any:
+    def _open_log(self, append: bool = False) -> Any:
         """The file the child writes to; a temp file is unlinked at once (nothing to leak)."""
         self._close_log()
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = self.log_path.open("wb")
+            log = self.log_path.open("ab" if append else "wb")
             self._log_fd = os.open(self.log_path, os.O_RDONLY)
             return log
         fd, name = tempfile.mkstemp(prefix="agentic-bench-llama-", suffix=".log")
@@ -318,7 +325,7 @@ class LlamaServer:
         if fd is not None:
             os.close(fd)
 
-    def _spawn_and_wait(self) -> None:
+    def _spawn_and_wait(self, append_log: bool = False) -> None:
         global _ATEXIT_DONE
         with _LOCK:
             if not _ATEXIT_DONE:
@@ -334,7 +341,7 @@ class LlamaServer:
         if self.chat_format in _OWN_FORMATS:  # the launcher lives in this package
             path = env.get("PYTHONPATH")
             env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + path if path else "")
-        with self._open_log() as log:
+        with self._open_log(append_log) as log:
             self._proc = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL,
@@ -348,7 +355,7 @@ class LlamaServer:
         try:
             self._wait_ready()
         except BaseException:
-            self.stop(grace_s=2.0)
+            self._stop_child(2.0)
             raise
 
     def _wait_ready(self) -> None:
@@ -387,6 +394,14 @@ class LlamaServer:
 
     def stop(self, grace_s: float | None = None) -> None:
         """SIGTERM, wait ``grace_s``, SIGKILL; then wait until the port is free. Idempotent."""
+        self._stopping.set()  # the supervisor must not bring it back
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(self.start_timeout_s + 15)  # a restart in progress finishes first
+        with self._life:
+            self._stop_child(grace_s)
+
+    def _stop_child(self, grace_s: float | None) -> None:
         proc, self._proc = self._proc, None
         _LIVE.discard(self)
         self._reap_sysinfo(kill=True)
@@ -412,6 +427,54 @@ class LlamaServer:
             while not port_is_free(self.host, self.port) and time.monotonic() < deadline:
                 time.sleep(0.05)
         self._close_log()
+
+    # -- supervision --------------------------------------------------------------------------
+    def supervise(self, interval_s: float = 0.25) -> None:
+        """Watch the started server from a thread; when it exits on its own, restart it on the
+        same port (at most ``max_restarts`` times). Requests it was serving fail (error
+        records); ``--resume DIR --retry-errors`` asks them again."""
+        if self._proc is None or self._watcher is not None:
+            return
+        self._stopping.clear()
+        self._watcher = threading.Thread(target=self._watch, args=(interval_s,),
+                                         name="llama-server-watch", daemon=True)
+        self._watcher.start()
+
+    def _watch(self, interval_s: float) -> None:
+        while not self._stopping.wait(interval_s):
+            with self._life:
+                proc = self._proc
+                if self._stopping.is_set() or proc is None or proc.poll() is None:
+                    continue
+                if not self._restart_after(proc):
+                    return
+
+    def _restart_after(self, proc: subprocess.Popen[bytes]) -> bool:
+        code = proc.returncode
+        event: dict[str, Any] = {
+            "at": time.time(), "exit_code": code,
+            "signal": signal.Signals(-code).name if code < 0 and -code in _SIGNALS else None,
+            "log_tail": _tail(self._log_fd, 8), "restart_s": None, "error": None,
+        }
+        self.restarts.append(event)
+        what = event["signal"] or f"exit code {code}"
+        if len(self.restarts) > self.max_restarts:
+            event["error"] = f"not restarted: {self.max_restarts} restarts already"
+            print(f"embedded server died ({what}); {event['error']}", file=sys.stderr)
+            return False
+        self._stop_child(0.0)  # reap it and anything left in its process group
+        t0 = time.perf_counter()
+        try:
+            self._spawn_and_wait(append_log=True)  # self.port is kept: clients' URL still works
+        except (EndpointStartError, _PortRace, OSError) as exc:
+            event["error"] = f"restart failed: {exc}"
+            print(f"embedded server died ({what}); {event['error']}", file=sys.stderr)
+            return False
+        event["restart_s"] = round(time.perf_counter() - t0, 3)
+        print(f"embedded server died ({what}); restarted on port {self.port} in "
+              f"{event['restart_s']:.1f} s — requests it was serving are error records "
+              "(--resume DIR --retry-errors asks them again)", file=sys.stderr)
+        return True
 
     def log_tail(self, lines: int = 25) -> str:
         """The last lines the server wrote (while its log exists)."""
@@ -488,6 +551,7 @@ class LlamaServer:
             "base_url": self.base_url if self.port is not None else None,
             "pid": self.pid,
             "start_seconds": self.start_seconds,
+            "restarts": self.restarts,  # the live list: crashes seen until the run ends
             "flags": {
                 "host": self.host,
                 "port": self.port,
@@ -501,6 +565,9 @@ class LlamaServer:
             },
             "command": self.command() if self.model_path and self.port else None,
         }
+
+
+_SIGNALS = {int(s) for s in signal.Signals}
 
 
 class _PortRace(Exception):

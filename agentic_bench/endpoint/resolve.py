@@ -1,9 +1,9 @@
 """Turn ``--endpoint`` into a ready transport: a URL, ``embedded`` or ``inproc``.
 
-``embedded`` starts the packaged llama.cpp server on a free loopback port and stops it when
-the block exits, whatever happens; ``inproc`` calls the same model through ``llama_cpp.Llama``
-in this process (no HTTP). A URL is checked before the run: unreachable, rejected key and
-unknown model are usage errors (exit 2) and nothing is sent.
+``embedded`` starts the packaged llama.cpp server on a free loopback port, restarts it if it
+crashes, and stops it when the block exits, whatever happens; ``inproc`` calls the same model
+through ``llama_cpp.Llama`` in this process (no HTTP). A URL is checked before the run:
+unreachable, rejected key and unknown model are usage errors (exit 2) and nothing is sent.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ async def open_endpoint(
 
         server = LlamaServer()
         await asyncio.to_thread(server.start)
+        server.supervise()  # a crashed server comes back on the same port; the run goes on
         url = server.base_url
     try:
         client = make_chat_client(url, api_key if server is None else None,

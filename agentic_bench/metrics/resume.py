@@ -2,7 +2,9 @@
 
 Sessions with a final session record (``ok`` or ``error``) are complete and skipped; records
 of sessions that were cancelled or never finished are set aside (the old file is kept as
-``records.before-resume-N.jsonl``, nothing is deleted) and those sessions run again.
+``records.before-resume-N.jsonl``, nothing is deleted) and those sessions run again. With
+``--retry-errors`` sessions that ended in ``error`` (an endpoint that crashed or went away for a
+while) are set aside and run again too.
 Run durations add up over segments (``segment`` records).
 """
 
@@ -28,9 +30,11 @@ class ResumeState:
 
 
 def prepare_resume(out: Path, config: dict[str, Any],
-                   workload: dict[str, Any] | None = None) -> ResumeState:
+                   workload: dict[str, Any] | None = None, *,
+                   retry_errors: bool = False) -> ResumeState:
     """``workload`` is the benchmark's name and options (``run`` record ``workload``): a run
-    resumed with other task options (another tool mode, sample count, ...) is refused too."""
+    resumed with other task options (another tool mode, sample count, ...) is refused too.
+    ``retry_errors``: sessions that ended in ``error`` run again (their records set aside)."""
     path = out / "records.jsonl"
     if not path.exists():
         hint = (" (records.jsonl.gz is an archived copy: gunzip it to continue the run)"
@@ -56,8 +60,9 @@ def prepare_resume(out: Path, config: dict[str, Any],
                             for k in sorted({*then, *now}) if then.get(k) != now.get(k))
         raise ConfigError(f"--resume {out}: benchmark options differ from the interrupted run "
                           f"({changed}); resume with the same options")
+    final = ("ok",) if retry_errors else ("ok", "error")
     finished = {r["session_id"]: r["session_index"] for r in read.records
-                if r.get("type") == "session" and r.get("status") in ("ok", "error")}
+                if r.get("type") == "session" and r.get("status") in final}
     keep = [r for r in read.records
             if r.get("type") in ("run", "segment") or r.get("session_id") in finished]
     n = 1

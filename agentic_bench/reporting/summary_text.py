@@ -13,6 +13,15 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
+    if not restarts:
+        return []
+    causes = ", ".join(sorted({r.get("signal") or f"exit {r.get('exit_code')}" for r in restarts}))
+    failed = [r["error"] for r in restarts if r.get("error")]
+    return [f"Restarts  : the embedded server died {len(restarts)}x ({causes}) and was restarted"
+            + (f"; {failed[-1]}" if failed else "")]
+
+
 def render_text(summary: dict[str, Any]) -> str:
     c = summary["counts"]
     lines = [
@@ -30,6 +39,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok   turns {c['turns_ok']}/{c['turns']} "
         f"(missing {c['missing_turns']})   requests {c['requests_ok']}/{c['requests']} ok",
         f"Errors    : {c['errors']} " + (str(c["errors_by_type"]) if c["errors_by_type"] else ""),
+        *_restart_lines(summary.get("endpoint", {}).get("restarts") or []),
         "",
         f"{'latency (ms)':<14}{'count':>8}{'mean':>10}{'p50':>10}{'p90':>10}{'p99':>10}{'max':>10}",
     ]

@@ -159,3 +159,30 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     assert (out / "records.before-resume-1.jsonl").exists()
     mismatch = cli(*common, "--resume", str(out), "--history", "live")
     assert mismatch.returncode == 2 and "differs" in mismatch.stderr
+
+
+def test_resume_retry_errors_reasks_the_failed_sessions(sim_factory, trace_factory, cli,
+                                                        tmp_path: Path) -> None:
+    """An endpoint that failed some requests (a crash, a restart) is fixed; --resume
+    --retry-errors asks only the sessions that ended in error again."""
+    flaky = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "5",
+                        "--fail-rate", "0.4")
+    port = int(flaky.url.rsplit(":", 1)[1].split("/")[0])
+    trace = trace_factory(20, turns=1)
+    out = tmp_path / "o"
+    common = ["replay", str(trace), "--endpoint", flaky.url, "--quiet"]
+    first = cli(*common, "--out", str(out))
+    s1 = json.loads((out / "summary.json").read_text())
+    errors = s1["counts"]["sessions"] - s1["counts"]["sessions_ok"]
+    assert 0 < errors < 20, first.stderr
+    alone = cli(*common, "--out", str(tmp_path / "x"), "--retry-errors")
+    assert alone.returncode == 2 and "--retry-errors goes with --resume" in alone.stderr
+    flaky.stop()
+    sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "5", port=port)
+    res = cli(*common, "--resume", str(out), "--retry-errors")
+    assert res.returncode == 0, res.stderr
+    s2 = json.loads((out / "summary.json").read_text())
+    assert (s2["counts"]["sessions"], s2["counts"]["sessions_ok"]) == (20, 20)
+    assert s2["resumed_sessions"] == 20 - errors
+    recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert all(r.get("status") != "error" for r in recs)

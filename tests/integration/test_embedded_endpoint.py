@@ -212,3 +212,26 @@ def test_serve_command_stops_on_sigint() -> None:
     assert wait_gone(servers[0])
     assert server_processes(port) == []
     assert port_is_free("127.0.0.1", port)
+
+
+# A grammar llama.cpp 0.3.36 cannot parse (an empty rule): its server segfaults on it. The
+# json-schema tool mode sent exactly this for BFCL samples without functions until fixed.
+CRASHING = {**HELLO, "max_tokens": 8, "response_format": {"type": "json_object", "schema": {
+    "type": "object", "properties": {"calls": {"type": "array", "items": {"anyOf": []}}},
+    "required": ["calls"]}}}
+
+
+def test_a_crashed_server_is_restarted_and_serves_again() -> None:
+    with LlamaServer(start_timeout_s=180) as srv:
+        srv.supervise(interval_s=0.1)
+        first = srv.pid
+        crashed = chat(srv.base_url, CRASHING)
+        assert crashed.error is not None  # an error record, not a lost request
+        deadline = time.monotonic() + 120
+        while not (srv.restarts and srv.restarts[0]["restart_s"] is not None):
+            assert time.monotonic() < deadline, srv.restarts
+            time.sleep(0.1)
+        assert srv.restarts[0]["signal"] == "SIGSEGV"
+        assert srv.pid != first
+        again = chat(srv.base_url, HELLO)
+        assert again.error is None and again.output_tokens and again.output_tokens > 0

@@ -90,7 +90,8 @@ def _grammar_schema(schema: Any) -> Any:
 
 def calls_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     """JSON schema of the json-schema mode's reply: a list of calls, each constrained to one
-    function's name and *that function's parameter schema* (required fields included)."""
+    function's name and *that function's parameter schema* (required fields included); with no
+    functions, only the empty list."""
     variants = []
     for tool in tools:
         fn = tool.get("function", tool)
@@ -103,10 +104,17 @@ def calls_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
             "required": ["name", "arguments"],
             "additionalProperties": False,
         })
-    call = variants[0] if len(variants) == 1 else {"anyOf": variants}
+    calls: dict[str, Any]
+    if not variants:  # no functions offered: the empty list is the only valid reply
+        # (an empty ``anyOf`` compiles to an empty grammar rule, and llama.cpp's server
+        # segfaults on the grammar it cannot parse: live_irrelevance_120-9-0 and kin)
+        calls = {"type": "array", "items": {"type": "object"}, "maxItems": 0}
+    else:
+        calls = {"type": "array",
+                 "items": variants[0] if len(variants) == 1 else {"anyOf": variants}}
     return {
         "type": "object",
-        "properties": {"tool_calls": {"type": "array", "items": call}},
+        "properties": {"tool_calls": calls},
         "required": ["tool_calls"],
         "additionalProperties": False,
     }

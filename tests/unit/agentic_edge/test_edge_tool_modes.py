@@ -87,6 +87,31 @@ def test_json_schema_constrains_each_function_to_its_parameters() -> None:
             fn["parameters"]["properties"])
 
 
+def test_json_schema_without_functions_admits_only_the_empty_list() -> None:
+    sample = next(s for s in load_subset("live_irrelevance") if not s.functions)
+    calls = build_request(sample, "json-schema")["response_format"]["schema"]["properties"][
+        "tool_calls"]
+    assert calls["maxItems"] == 0 and "anyOf" not in calls["items"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
+                    reason="llama-cpp-python is not installed")
+def test_every_json_schema_grammar_has_no_empty_rule() -> None:
+    """An empty rule (``x ::= ``) is a grammar llama.cpp cannot parse, and its server crashed
+    on it (SIGSEGV) in the full json-schema run: every sample's grammar must be well formed."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from agentic_bench.tasks.agentic_edge import load_single_turn
+
+    bad = []
+    for sample in load_single_turn():
+        schema = build_request(sample, "json-schema")["response_format"]["schema"]
+        rules = json_schema_to_gbnf(json.dumps(schema)).splitlines()
+        if any(line.rstrip().endswith("::=") for line in rules):
+            bad.append(sample.id)
+    assert bad == []
+
+
 def test_prompt_request_uses_bfcl_system_prompt() -> None:
     sample = load_subset("simple_python")[0]
     body = build_request(sample, "prompt")

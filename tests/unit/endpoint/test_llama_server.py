@@ -177,3 +177,60 @@ def test_log_file_is_kept_only_when_asked(
     with LlamaServer(fake_model, python=fake_python) as server:
         assert server.log_path is None  # an unlinked temp file: nothing left behind
         assert "fake server listening" in server.log_tail()
+
+
+def _wait_for(cond: object, within_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while not cond():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_supervised_server_restarts_after_a_crash_on_the_same_port(
+    fake_python: str, fake_model: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    with LlamaServer(fake_model, python=fake_python, log_path=log) as server:
+        server.supervise(interval_s=0.05)
+        first, port = server.pid, server.port
+        assert first is not None
+        os.kill(first, signal.SIGSEGV)  # what llama.cpp did on an unparsable grammar
+        assert _wait_for(lambda: server.restarts and server.restarts[0]["restart_s"] is not None)
+        event = server.restarts[0]
+        assert event["signal"] == "SIGSEGV" and event["exit_code"] == -signal.SIGSEGV
+        assert event["error"] is None and "fake server listening" in event["log_tail"]
+        assert server.pid not in (None, first) and server.port == port
+        with urllib.request.urlopen(f"{server.base_url}/models", timeout=5) as resp:
+            assert resp.status == 200
+        assert server.info()["restarts"] == [event]
+        second = server.pid
+    assert second is not None and gone(second)
+    time.sleep(0.3)  # the watcher is gone: a stopped server stays stopped
+    assert server.pid is None and len(server.restarts) == 1
+    assert log.read_text().count("fake server listening") == 2  # the log is appended to
+
+
+def test_supervisor_gives_up_after_max_restarts(fake_python: str, fake_model: Path) -> None:
+    with LlamaServer(fake_model, python=fake_python) as server:
+        server.max_restarts = 0
+        server.supervise(interval_s=0.05)
+        pid = server.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert _wait_for(lambda: bool(server.restarts))
+        assert _wait_for(lambda: server.restarts[0]["error"] is not None)
+        assert "not restarted" in server.restarts[0]["error"]
+        time.sleep(0.3)
+        assert len(server.restarts) == 1 and not server.running
+
+
+def test_a_stopped_server_is_not_restarted(fake_python: str, fake_model: Path) -> None:
+    server = LlamaServer(fake_model, python=fake_python).start()
+    server.supervise(interval_s=0.05)
+    pid = server.pid
+    server.stop()
+    assert pid is not None and gone(pid)
+    time.sleep(0.3)
+    assert server.restarts == [] and server.pid is None

@@ -45,3 +45,22 @@ def test_an_archived_run_says_how_to_resume_it(tmp_path: Path) -> None:
     (tmp_path / "records.jsonl").rename(tmp_path / "records.jsonl.gz")
     with pytest.raises(ConfigError, match="gunzip it"):
         prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
+
+
+def test_retry_errors_sets_error_sessions_aside(tmp_path: Path) -> None:
+    identity = {"benchmark": "agentic-edge"}
+    write_run(tmp_path, identity)
+    failed = [{"type": "step", "session_id": "b#1", "status": "error"},
+              {"type": "sample", "session_id": "b#1", "answered": False},
+              {"type": "session", "session_id": "b#1", "session_index": 1, "status": "error"}]
+    with open(tmp_path / "records.jsonl", "a") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in failed)
+    assert prepare_resume(tmp_path, CONFIG, identity).done == {0, 1}  # errors are final...
+    (tmp_path / "records.jsonl").write_text(
+        (tmp_path / "records.before-resume-1.jsonl").read_text())
+    state = prepare_resume(tmp_path, CONFIG, identity, retry_errors=True)  # ...unless retried
+    assert state.done == {0}
+    assert all(r.get("session_id") != "b#1" for r in state.records)
+    kept = (tmp_path / "records.jsonl").read_text()
+    assert '"b#1"' not in kept and '"a#0"' in kept
+    assert '"b#1"' in (tmp_path / "records.before-resume-2.jsonl").read_text()
