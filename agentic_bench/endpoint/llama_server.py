@@ -453,7 +453,7 @@ class LlamaServer:
         code = proc.returncode
         event: dict[str, Any] = {
             "at": time.time(), "exit_code": code,
-            "signal": signal.Signals(-code).name if code < 0 and -code in _SIGNALS else None,
+            "signal": _signal_name(code),
             "log_tail": _tail(self._log_fd, 8), "restart_s": None, "error": None,
         }
         self.restarts.append(event)
@@ -567,7 +567,12 @@ class LlamaServer:
         }
 
 
-_SIGNALS = {int(s) for s in signal.Signals}
+def _signal_name(returncode: int) -> str | None:
+    """``SIGSEGV`` for a child killed by signal 11 (return code -11); None otherwise."""
+    try:
+        return signal.Signals(-returncode).name if returncode < 0 else None
+    except ValueError:
+        return None
 
 
 class _PortRace(Exception):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -179,9 +180,9 @@ def test_log_file_is_kept_only_when_asked(
         assert "fake server listening" in server.log_tail()
 
 
-def _wait_for(cond: object, within_s: float = 20.0) -> bool:
+def _wait_for(cond: Callable[[], object], within_s: float = 20.0) -> bool:
     deadline = time.monotonic() + within_s
-    while not cond():  # type: ignore[operator]
+    while not cond():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
