@@ -22,6 +22,29 @@ def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
             + (f"; {failed[-1]}" if failed else "")]
 
 
+_STAT_COLUMNS = ("mean", "p50", "p90", "p99", "max")
+
+
+def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str]:
+    """The latency table and the stage table, with one column width wide enough for every
+    value (a 157,053.52 ms maximum must not run into the p99 beside it)."""
+    cells = [_fmt(stats[k]) for table in (latency, stages) for stats in table.values()
+             for k in _STAT_COLUMNS]
+    width = max([10] + [len(c) + 2 for c in cells])
+
+    def row(label: str, count: Any, values: list[str]) -> str:
+        return f"{label:<14}{count:>8}" + "".join(f"{v:>{width}}" for v in values)
+
+    lines = [row("latency (ms)", "count", list(_STAT_COLUMNS))]
+    lines += [row(name, stats["count"], [_fmt(stats[k]) for k in _STAT_COLUMNS])
+              for name, stats in latency.items()]
+    if stages:
+        lines += ["", "stages (ms)"]
+        lines += [row(f"  {name}", stats["count"], [_fmt(stats[k]) for k in _STAT_COLUMNS])
+                  for name, stats in stages.items()]
+    return lines
+
+
 def render_text(summary: dict[str, Any]) -> str:
     c = summary["counts"]
     lines = [
@@ -41,18 +64,9 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Errors    : {c['errors']} " + (str(c["errors_by_type"]) if c["errors_by_type"] else ""),
         *_restart_lines(summary.get("endpoint", {}).get("restarts") or []),
         "",
-        f"{'latency (ms)':<14}{'count':>8}{'mean':>10}{'p50':>10}{'p90':>10}{'p99':>10}{'max':>10}",
     ]
-    for name, stats in summary["latency_ms"].items():
-        lines.append(f"{name:<14}{stats['count']:>8}" + "".join(
-            f"{_fmt(stats[k]):>10}" for k in ("mean", "p50", "p90", "p99", "max")))
     stages = summary.get("stages_ms") or {}
-    if stages:
-        lines.append("")
-        lines.append("stages (ms)")
-        for name, stats in stages.items():
-            lines.append(f"  {name:<12}{stats['count']:>8}" + "".join(
-                f"{_fmt(stats[k]):>10}" for k in ("mean", "p50", "p90", "p99", "max")))
+    lines += _latency_tables(summary["latency_ms"], stages)
     t = summary["throughput"]
     lines += [
         "",
@@ -67,7 +81,9 @@ def render_text(summary: dict[str, Any]) -> str:
                      f"({tc['match_rate']:.1%})")
     acc = summary.get("accuracy")
     if acc:
-        lines.append(f"Accuracy  : {_fmt(acc.get('headline'))} ({acc.get('metric', '')})")
+        headline = acc.get("headline")
+        shown = f"{headline:.3f}" if isinstance(headline, float) else _fmt(headline)
+        lines.append(f"Accuracy  : {shown} ({acc.get('metric', '')})")
     lag = summary["harness"]["schedule_lag_ms"]
     lines += ["", f"Schedule lag (ms): p50 {_fmt(lag['p50'])}  p99 {_fmt(lag['p99'])}  "
               f"max {_fmt(lag['max'])}", "", "Constraints:"]

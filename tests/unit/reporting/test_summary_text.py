@@ -26,3 +26,27 @@ def test_restarts_are_shown_with_their_cause() -> None:
     gave_up = {"signal": None, "exit_code": 1, "error": "restart failed: port busy"}
     text = render_text(_summary([crash, gave_up]))
     assert "(SIGSEGV, exit 1)" in text and "restart failed: port busy" in text
+
+
+def test_wide_latency_values_never_run_together() -> None:
+    summary = _summary(None)
+    big = {"count": 159, "mean": 24_601.24, "p50": 18_235.47, "p90": 43_744.13,
+           "p99": 99_367.82, "max": 157_053.52}
+    summary["latency_ms"] = {"turn": big, "ttft": {**big, "max": 2_000_000.5}}
+    summary["stages_ms"] = {"decompose": big}
+    lines = render_text(summary).splitlines()
+    rows = [line.split() for line in lines
+            if line.split()[:1] in (["turn"], ["ttft"], ["decompose"])]
+    assert rows == [
+        ["turn", "159", "24,601.24", "18,235.47", "43,744.13", "99,367.82", "157,053.52"],
+        ["ttft", "159", "24,601.24", "18,235.47", "43,744.13", "99,367.82", "2,000,000.50"],
+        ["decompose", "159", "24,601.24", "18,235.47", "43,744.13", "99,367.82", "157,053.52"],
+    ]
+    header = next(line for line in lines if line.startswith("latency (ms)"))
+    assert len(header) == len(next(line for line in lines if line.startswith("turn")))
+
+
+def test_accuracy_headline_keeps_three_decimals() -> None:
+    summary = _summary(None)
+    summary["accuracy"] = {"headline": 0.046, "metric": "answer token F1 (HotpotQA)"}
+    assert "Accuracy  : 0.046 (answer token F1 (HotpotQA))" in render_text(summary)
