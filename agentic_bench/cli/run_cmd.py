@@ -4,25 +4,46 @@ from __future__ import annotations
 
 import argparse
 
+from agentic_bench.errors import ConfigError
+from agentic_bench.tasks.registry import PluginRef
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run", help="run a registered benchmark (see `agentic-bench list`)", add_help=False,
         description="Run a benchmark by name. `agentic-bench run BENCHMARK --help` shows its "
         "options.")
+    p.add_argument("-h", "--help", action="store_true", dest="help_requested",
+                   help="list the benchmarks; `run BENCHMARK --help` shows one's options")
     p.add_argument("benchmark", nargs="?", help="benchmark name")
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=main)
+
+
+def _usage(tasks: dict[str, PluginRef]) -> str:
+    lines = ["usage: agentic-bench run BENCHMARK [options]", "",
+             "Run a registered benchmark (built-in or plugin) and write records.jsonl, "
+             "summary.json,", "summary.txt and report.html to --out DIR.", "", "benchmarks:"]
+    for name, ref in sorted(tasks.items()):
+        try:
+            summary = ref.load().summary
+        except ConfigError as exc:  # a broken plugin is named, not fatal
+            summary = f"BROKEN: {exc}"
+        lines.append(f"  {name:<16} {summary}")
+    if not tasks:
+        lines.append("  none installed")
+    lines += ["", "`agentic-bench run BENCHMARK --help` shows a benchmark's options "
+              "(--quick, --endpoint,", "--scenario, --slo, --out, --resume, ...)."]
+    return "\n".join(lines)
 
 
 def main(args: argparse.Namespace) -> int:
     from agentic_bench.cli.options import add_common_options, execute, run_config
     from agentic_bench.tasks.registry import discover, load_task
 
-    if not args.benchmark or args.benchmark in ("-h", "--help"):
-        names = ", ".join(sorted(discover())) or "none installed"
-        print(f"usage: agentic-bench run BENCHMARK [options]\nbenchmarks: {names}")
-        return 0 if args.benchmark else 2
+    if args.help_requested or not args.benchmark:
+        print(_usage(discover()))
+        return 0 if args.help_requested else 2
     task = load_task(args.benchmark)
     parser = argparse.ArgumentParser(prog=f"agentic-bench run {task.name}",
                                      description=task.summary)

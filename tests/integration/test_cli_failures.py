@@ -34,6 +34,19 @@ def test_help_is_fast(cli) -> None:
         assert f" {heavy}\n" not in res.stderr and f" {heavy}." not in res.stderr, heavy
 
 
+def test_run_help_lists_every_benchmark(cli) -> None:
+    for flag in ("--help", "-h"):
+        res = cli("run", flag)
+        assert res.returncode == 0, res.stderr
+        for name in ("agentic-edge", "rag-e2e", "sample", "tau2-airline"):
+            assert f"\n  {name} " in res.stdout, name
+        assert "run BENCHMARK --help" in res.stdout
+    res = cli("run")
+    assert res.returncode == 2 and "benchmarks:" in res.stdout
+    res = cli("run", "sample", "--help")
+    assert res.returncode == 0 and "--trace TRACE" in res.stdout
+
+
 GOOD = {"schema_version": "1", "session_id": "a", "turns": [{"user": "u"}]}
 BAD_TRACES = {
     "malformed-json": b'{"schema_version": "1", "session_id": \n',
