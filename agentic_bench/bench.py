@@ -24,6 +24,7 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.replay.session import RecordSink, ReplayOptions
@@ -138,6 +139,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})
         cpu0 = time.process_time()
+        ticks0 = read_ticks()
         progress.start()
         try:
             if config.loadgen is not None:
@@ -152,7 +154,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                                         resumed.done)
             sink({"type": "segment", "duration_s": seg.duration_s,
                   "stop_reason": seg.stop_reason, "issued": seg.issued,
-                  "resumed": config.resume})
+                  "resumed": config.resume, **segment_fields(ticks0)})
         finally:
             progress.stop()
             writer.close()
@@ -173,6 +175,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "workload": workload.info,
                 "versions": versions(),
                 "client_cpu_s": time.process_time() - cpu0,
+                **_host_cpu(records),
                 "out_dir": str(out),
                 "resumed_sessions": len(resumed.done),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
@@ -189,6 +192,11 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
             print(f"warning: report.html not written: {type(exc).__name__}: {exc}",
                   file=sys.stderr)
     return summary
+
+
+def _host_cpu(records: list[dict[str, Any]]) -> dict[str, Any]:
+    host = summarize_host_cpu(r for r in records if r.get("type") == "segment")
+    return {"host_cpu": host} if host else {}
 
 
 @dataclass

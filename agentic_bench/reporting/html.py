@@ -114,6 +114,12 @@ def summary_section(summary: dict[str, Any]) -> str:
                    f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}')
 
 
+def _host_cpu_cell(host: dict[str, Any] | None) -> str:
+    if not host:
+        return "-"
+    return " / ".join(f"{host[k]:.1%}" for k in ("busy", "steal", "idle"))
+
+
 def config_section(summary: dict[str, Any]) -> str:
     parts = []
     for key, title in (("scenario", "scenario"), ("endpoint", "endpoint"),
@@ -131,6 +137,7 @@ def config_section(summary: dict[str, Any]) -> str:
                                         (harness.get("token_source") or {}).items()) or "-"),
              ("truncated record lines", harness.get("truncated_record_lines")),
              ("client CPU (s)", summary.get("client_cpu_s")),
+             ("host CPU busy / steal / idle", _host_cpu_cell(summary.get("host_cpu"))),
              ("summary schema", f"{summary.get('schema', '-')} v{summary.get('version', '-')}"),
              ("output directory", summary.get("out_dir"))]
     if summary.get("regenerated"):

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.records import read_records, run_records_path
 
 Record = dict[str, Any]
@@ -95,6 +96,9 @@ def _from_records_only(records: Sequence[Record], run: Record,
         "stored in the run record (a benchmark's default SLOs are not)",
     ]
     extra: dict[str, Any] = {"scenario": load, "endpoint": run.get("endpoint") or {}}
+    host = summarize_host_cpu(segments)
+    if host:
+        extra["host_cpu"] = host
     if isinstance(run.get("started_at"), int | float):
         extra["started_at"] = dt.datetime.fromtimestamp(run["started_at"], dt.UTC).isoformat()
     extra["regenerated"] = "; ".join(notes)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_bench.metrics.host_cpu import describe_host_cpu
+
 
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
@@ -86,7 +88,10 @@ def render_text(summary: dict[str, Any]) -> str:
         lines.append(f"Accuracy  : {shown} ({acc.get('metric', '')})")
     lag = summary["harness"]["schedule_lag_ms"]
     lines += ["", f"Schedule lag (ms): p50 {_fmt(lag['p50'])}  p99 {_fmt(lag['p99'])}  "
-              f"max {_fmt(lag['max'])}", "", "Constraints:"]
+              f"max {_fmt(lag['max'])}"]
+    host = describe_host_cpu(summary.get("host_cpu"))
+    lines += [host] if host else []
+    lines += ["", "Constraints:"]
     for row in summary["constraints"]:
         mark = "ok " if row["ok"] else "FAIL"
         lines.append(f"  [{mark}] {row['name']}: {_fmt(row['value'])} {row['op']} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -170,6 +171,14 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     ids = [r["session_id"] for r in recs if r["type"] == "session"]
     assert len(ids) == len(set(ids)) == 40
     assert (out / "records.before-resume-1.jsonl").exists()
+    segments = [r for r in recs if r["type"] == "segment"]
+    assert len(segments) == 2 and all(sum(r["host_cpu_ticks"].values()) > 0 for r in segments)
+    host = s["host_cpu"]  # /proc/stat ticks of both segments, added up
+    assert host["segments"] == 2 and host["cores"] == os.cpu_count()
+    assert host["ticks"] == {k: sum(r["host_cpu_ticks"][k] for r in segments)
+                             for k in host["ticks"]}
+    assert abs(host["busy"] + host["steal"] + host["idle"] - 1.0) < 1e-9
+    assert "Host CPU  : busy " in (out / "summary.txt").read_text()
     mismatch = cli(*common, "--resume", str(out), "--history", "live")
     assert mismatch.returncode == 2 and "differs" in mismatch.stderr
 

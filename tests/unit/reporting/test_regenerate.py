@@ -52,6 +52,12 @@ def test_segment_lines_give_the_exact_duration(synth) -> None:
     records.append({"type": "segment", "duration_s": 2.0, "stop_reason": "done", "issued": 0})
     again, _ = regenerate_summary(records, None)
     assert again["duration_s"] == 3.5 and again["stop_reason"] == "done"
+    assert "host_cpu" not in again  # segments without /proc/stat ticks
+    ticks = {"user": 3, "nice": 0, "system": 1, "idle": 0, "iowait": 0, "irq": 0, "softirq": 0,
+             "steal": 4}
+    records[-1] = {**records[-1], "host_cpu_ticks": ticks, "host_cores": 2}
+    again, _ = regenerate_summary(records, None)
+    assert again["host_cpu"]["steal"] == 0.5 and again["host_cpu"]["segments"] == 1
 
 
 def test_unfinished_session_means_incomplete(synth) -> None:
