@@ -41,11 +41,7 @@ def main(args: argparse.Namespace) -> int:
 
     print("benchmarks:")
     for name, ref in sorted(discover().items()):
-        try:
-            summary = ref.load().summary
-        except Exception as exc:  # a broken plugin is reported by name, not fatal
-            summary = f"BROKEN: {exc}"
-        print(f"  {name:<16} {summary}  [{ref.source}]")
+        print(f"  {name:<16} {ref.summary()}  [{ref.source}]")
     print("scenarios:")
     for name, text in SCENARIOS.items():
         print(f"  {name:<16} {text}")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agentic_bench.errors import ConfigError
-from agentic_bench.tasks.registry import PluginRef
+from agentic_bench.tasks.registry import PluginRef, discover, load_task
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,12 +23,7 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
     lines = ["usage: agentic-bench run BENCHMARK [options]", "",
              "Run a registered benchmark (built-in or plugin) and write records.jsonl, "
              "summary.json,", "summary.txt and report.html to --out DIR.", "", "benchmarks:"]
-    for name, ref in sorted(tasks.items()):
-        try:
-            summary = ref.load().summary
-        except ConfigError as exc:  # a broken plugin is named, not fatal
-            summary = f"BROKEN: {exc}"
-        lines.append(f"  {name:<16} {summary}")
+    lines += [f"  {name:<16} {ref.summary()}" for name, ref in sorted(tasks.items())]
     if not tasks:
         lines.append("  none installed")
     lines += ["", "`agentic-bench run BENCHMARK --help` shows a benchmark's options "
@@ -39,7 +33,6 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from agentic_bench.cli.options import add_common_options, execute, run_config
-    from agentic_bench.tasks.registry import discover, load_task
 
     if args.help_requested or not args.benchmark:
         print(_usage(discover()))

@@ -39,6 +39,13 @@ class PluginRef:
                               f"failed to load: {type(exc).__name__}: {exc}") from exc
         return obj() if isinstance(obj, type) else obj
 
+    def summary(self) -> str:
+        """The plugin's one-line summary, or ``BROKEN: why`` (listing never fails on a plugin)."""
+        try:
+            return str(getattr(self.load(), "summary", ""))
+        except ConfigError as exc:
+            return f"BROKEN: {exc}"
+
 
 TaskRef = PluginRef  # a task is a plugin of kind "task"
 

@@ -144,6 +144,10 @@ def test_broken_plugin_is_reported_by_name(plugin_env: PluginEnv, tmp_path: Path
     line = next(x for x in listing.stdout.splitlines() if x.strip().startswith(name))
     assert "BROKEN" in line and "not_a_module_anywhere" in line
     assert "sample" in listing.stdout  # the other benchmarks are still listed
+    usage = plugin_env.cli("run", "--help")
+    assert usage.returncode == 0, usage.stderr
+    line = next(x for x in usage.stdout.splitlines() if x.strip().startswith(name))
+    assert "BROKEN" in line and "sample" in usage.stdout
 
     res = plugin_env.cli("run", name, "--endpoint", "http://127.0.0.1:9/v1")
     assert res.returncode == 2
