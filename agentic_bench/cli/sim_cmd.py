@@ -20,6 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--tool-call", metavar="NAME", help="stream a call to tool NAME instead of text")
     p.add_argument("--model", default="sim", help="model id to serve (default sim)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--replay-trace", metavar="FILE",
+                   help="oracle mode: answer each request with the recorded reply that "
+                   "followed its history in FILE (MLCommons agentic JSONL), streamed one "
+                   "word per chunk; an unknown history gets a short text reply")
     p.add_argument("--precise", action="store_true",
                    help="hold every injected time to tens of microseconds (the last 2 ms "
                    "before each deadline are spent polling: one busy core); for measuring "
@@ -45,11 +49,12 @@ def main(args: argparse.Namespace) -> int:
         jitter_ms=args.jitter, tool_call=args.tool_call, model=args.model, seed=args.seed,
         fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
         malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
-        precise=args.precise,
+        precise=args.precise, replay_trace=args.replay_trace,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 
+    server = SimServer(config)  # loads --replay-trace first: a bad file fails before listening
+
     async def serve() -> None:
-        server = SimServer(config)
         try:
             port = await server.start(args.host, args.port)
         except OSError as exc:

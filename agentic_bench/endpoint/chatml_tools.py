@@ -414,12 +414,44 @@ def register() -> str:
     return FORMAT_NAME
 
 
+def accept_max_completion_tokens() -> type[Any]:
+    """Let llama-cpp-python's server honour OpenAI's ``max_completion_tokens``.
+
+    Its request model knows only ``max_tokens`` and silently drops the newer name, so a request
+    with ``max_completion_tokens: 1024`` (MLPerf Edge Agentic's) would run to the end of the
+    context. The request class is replaced, before the server app imports it, by a subclass that
+    copies ``max_completion_tokens`` into ``max_tokens`` when the latter is absent (llama.cpp's
+    own ``llama-server`` and OpenAI do the same). Idempotent; returns the class in use.
+    """
+    from llama_cpp.server import types as server_types
+    from pydantic import model_validator
+
+    original = server_types.CreateChatCompletionRequest
+    if getattr(original, "_accepts_max_completion_tokens", False):
+        return original
+
+    class CreateChatCompletionRequest(original):  # type: ignore[misc, valid-type]
+        _accepts_max_completion_tokens = True
+
+        @model_validator(mode="before")
+        @classmethod
+        def _max_completion_tokens(cls, data: Any) -> Any:
+            if (isinstance(data, dict) and data.get("max_tokens") is None
+                    and data.get("max_completion_tokens") is not None):
+                return {**data, "max_tokens": data["max_completion_tokens"]}
+            return data
+
+    server_types.CreateChatCompletionRequest = CreateChatCompletionRequest  # type: ignore[misc]
+    return CreateChatCompletionRequest
+
+
 def serve_main(argv: list[str] | None = None) -> None:
     """``python -m agentic_bench.endpoint.chatml_tools ARGS``: the server with this handler."""
     from agentic_bench.endpoint.llama_server import watch_parent_from_env
 
     watch_parent_from_env()
     register()
+    accept_max_completion_tokens()  # before llama_cpp.server.app imports the request model
     from llama_cpp.server.__main__ import main
 
     sys.argv = ["llama_cpp.server", *(sys.argv[1:] if argv is None else argv)]

@@ -11,6 +11,9 @@ core (for harness-precision benchmarks; docs/performance.md).
 Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP 500),
 ``hang_rate`` (headers, then silence), ``disconnect_rate`` (connection dropped mid-stream),
 ``malformed_rate`` (a non-JSON chunk mid-stream); ``slow_headers_ms`` delays the headers.
+``replay_trace`` (a recorded trace) turns the simulator into an oracle: each reply is the
+recorded one that followed the request's history, one streamed chunk per word
+(:mod:`agentic_bench.endpoint.oracle`), timed by the same ttft/itl model.
 """
 
 from __future__ import annotations
@@ -21,8 +24,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentic_bench.endpoint.sim_http import HttpConnection, Request
+
+if TYPE_CHECKING:
+    from agentic_bench.endpoint.oracle import ReplayOracle
 
 
 @dataclass
@@ -41,6 +48,7 @@ class SimConfig:
     slow_headers_ms: float = 0.0
     api_key: str | None = None
     precise: bool = False
+    replay_trace: str | None = None
 
 
 EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
@@ -53,6 +61,11 @@ class SimServer:
         self.requests = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
+        self.oracle: ReplayOracle | None = None
+        if config.replay_trace:
+            from agentic_bench.endpoint.oracle import ReplayOracle
+
+            self.oracle = ReplayOracle.from_file(config.replay_trace)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self.loop = asyncio.get_running_loop()
@@ -98,7 +111,9 @@ class Reply:
         self.conn = conn
         self.body = body
         cfg = server.config
-        self.n = max(1, min(cfg.output_tokens, int(body.get("max_tokens") or cfg.output_tokens)))
+        self.script = server.oracle.answer(body) if server.oracle else None
+        self.n = (len(self.script.deltas) if self.script else
+                  max(1, min(cfg.output_tokens, int(body.get("max_tokens") or cfg.output_tokens))))
         self.id = f"chatcmpl-sim{server.requests}"
         assert server.loop is not None
         self.loop = server.loop
@@ -161,6 +176,8 @@ class Reply:
                             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     def _token_delta(self, k: int) -> dict:
+        if self.script:
+            return self.script.deltas[k]
         name = self.s.config.tool_call
         if not name:
             return {"content": f"tok{k} "} if k else {"role": "assistant", "content": "tok0 "}
@@ -186,6 +203,8 @@ class Reply:
             self._at(self.next_at, self._token)
             return
         finish = "tool_calls" if self.s.config.tool_call else "stop"
+        if self.script:
+            finish = self.script.finish_reason
         tail = self._delta({}, finish)
         opts = self.body.get("stream_options") or {}
         if opts.get("include_usage"):
@@ -196,7 +215,9 @@ class Reply:
         self.conn.end_chunked()
 
     def _usage(self) -> dict:
-        words = sum(len(str(m.get("content") or "").split()) for m in self.body.get("messages", []))
+        msgs = self.body.get("messages")
+        words = sum(len(str(m.get("content") or "").split())
+                    for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))
         return {"prompt_tokens": words, "completion_tokens": self.n,
                 "total_tokens": words + self.n}
 
@@ -207,8 +228,10 @@ class Reply:
         if name:
             msg["tool_calls"] = [{"id": f"call_{self.id}", "type": "function",
                                   "function": {"name": name, "arguments": '{"x":0}'}}]
+        finish = "tool_calls" if name else "stop"
+        if self.script:
+            msg, finish = self.script.message, self.script.finish_reason
         body = {"id": self.id, "object": "chat.completion", "model": self.s.config.model,
-                "choices": [{"index": 0, "message": msg,
-                             "finish_reason": "tool_calls" if name else "stop"}],
+                "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
                 "usage": self._usage()}
         self.conn.send_json(200, json.dumps(body).encode())

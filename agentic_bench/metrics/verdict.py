@@ -3,7 +3,9 @@
 SLO keys (``--slo KEY=VALUE``, or a benchmark's defaults):
 ``ttft_p99_ms``, ``tpot_p99_ms``, ``turn_p90_ms`` (upper limits), ``min_duration_s``,
 ``min_sessions`` (lower limits), ``accuracy`` (lower limit on the task's headline accuracy).
-Always checked: the run completed, and no turn is missing.
+Always checked: the run completed, and no turn is missing. A task may add its own accuracy
+gates (``accuracy["gates"]``: rows with name, value, limit, op, ok and the rule they come from,
+e.g. MLPerf's Edge Agentic gate); each becomes a constraint row.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
         value = (summary.get("accuracy") or {}).get("headline")
         rows.append(_c("accuracy", value, slos["accuracy"], ">=",
                        value is not None and value >= slos["accuracy"]))
+    for gate in (summary.get("accuracy") or {}).get("gates") or []:  # a task's own gates
+        rows.append({**_c(gate["name"], gate["value"], gate["limit"], gate["op"], gate["ok"]),
+                     **({"rule": gate["rule"]} if gate.get("rule") else {})})
     return rows
 
 

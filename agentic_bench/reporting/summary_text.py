@@ -15,6 +15,13 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def _exact(value: Any) -> str:
+    """A limit as compared (83.6431 must not print as 83.64): up to 4 decimals, no padding."""
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    return _fmt(value)
+
+
 def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
     if not restarts:
         return []
@@ -22,6 +29,28 @@ def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
     failed = [r["error"] for r in restarts if r.get("error")]
     return [f"Restarts  : the embedded server died {len(restarts)}x ({causes}) and was restarted"
             + (f"; {failed[-1]}" if failed else "")]
+
+
+def _mlperf_lines(block: dict[str, Any] | None) -> list[str]:
+    """Which MLPerf configuration the run used, and each point where it departs."""
+    if not block:
+        return []
+    lines = [f"Config    : {block.get('configuration', '-')}"]
+    lines += [f"            departs: {d}" for d in block.get("departures") or []]
+    return lines
+
+
+def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
+    headline = acc.get("headline")
+    shown = f"{headline:.3f}" if isinstance(headline, float) else _fmt(headline)
+    lines = [f"Accuracy  : {shown} ({acc.get('metric', '')})"]
+    if acc.get("planned") is not None:
+        rep = acc.get("reported") or {}
+        lines.append(f"            overall {_fmt(rep.get('overall_accuracy'))} %, normalized "
+                     f"{_fmt(rep.get('normalized_single_turn_score'))} %; "
+                     f"{acc.get('completed')}/{acc['planned']} planned samples completed "
+                     "(the rest score 0)")
+    return lines
 
 
 _STAT_COLUMNS = ("mean", "p50", "p90", "p99", "max")
@@ -58,6 +87,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
         f"Result is : {summary['result']}",
+        *_mlperf_lines((summary.get("workload") or {}).get("mlperf")),
         f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
         f"Duration  : {summary['duration_s']:.2f} s",
         "",
@@ -83,9 +113,7 @@ def render_text(summary: dict[str, Any]) -> str:
                      f"({tc['match_rate']:.1%})")
     acc = summary.get("accuracy")
     if acc:
-        headline = acc.get("headline")
-        shown = f"{headline:.3f}" if isinstance(headline, float) else _fmt(headline)
-        lines.append(f"Accuracy  : {shown} ({acc.get('metric', '')})")
+        lines += _accuracy_lines(acc)
     lag = summary["harness"]["schedule_lag_ms"]
     lines += ["", f"Schedule lag (ms): p50 {_fmt(lag['p50'])}  p99 {_fmt(lag['p99'])}  "
               f"max {_fmt(lag['max'])}"]
@@ -94,8 +122,8 @@ def render_text(summary: dict[str, Any]) -> str:
     lines += ["", "Constraints:"]
     for row in summary["constraints"]:
         mark = "ok " if row["ok"] else "FAIL"
-        lines.append(f"  [{mark}] {row['name']}: {_fmt(row['value'])} {row['op']} "
-                     f"{_fmt(row['limit'])}")
+        lines.append(f"  [{mark}] {row['name']}: {_exact(row['value'])} {row['op']} "
+                     f"{_exact(row['limit'])}" + (f"  ({row['rule']})" if row.get("rule") else ""))
     if summary.get("loadgen"):
         from agentic_bench.loadgen.text import render_loadgen_lines
 

@@ -96,9 +96,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def first_turn_messages(question: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The first turn as chat messages; ``None`` content becomes ``""`` (llama.cpp rejects null)."""
-    turn = question[0] if question else []
-    return [{"role": m["role"], "content": m.get("content") or ""} for m in turn]
+    """The question as chat messages, every turn flattened in order (single-turn entries have
+    one), ``None`` content as ``""`` — MLPerf's ``_build_messages_from_question``
+    (``dataset_manager/predefined/bfcl_v4/__init__.py`` 112-129)."""
+    return [{"role": m["role"], "content": m.get("content") or ""}
+            for turn in question for m in turn]
 
 
 @cache

@@ -7,12 +7,14 @@ from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.load.runner import SessionSource
+from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_session
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
-from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy
+from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
+from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 from agentic_bench.workload import Workload
 
-DEFAULT_MAX_TOKENS = 256  # BFCL answers are short; bounds a small model's run-on replies
+QUICK_CONVERSATIONS = 2
 
 
 def _wrap(session_id: str, category: str, turns: int, text: str) -> Session:
@@ -20,50 +22,97 @@ def _wrap(session_id: str, category: str, turns: int, text: str) -> Session:
                    turns=[Turn(user=text) for _ in range(max(1, turns))])
 
 
-def build_workload(args: argparse.Namespace) -> Workload:
+def _accuracy_sessions(args: argparse.Namespace, items: EdgeItems, info: dict[str, Any],
+                       planned: dict[str, str]) -> list[Session]:
     from agentic_bench.tasks.agentic_edge.multi_turn import MULTI_TURN_SUBSETS, load_multi_turn
     from agentic_bench.tasks.agentic_edge.sampling import sample_single_turn
 
+    sessions: list[Session] = []
+    if args.samples != 0:
+        selection = "random" if getattr(args, "sample_selection", "mlperf") == "random" \
+            else "head"
+        picked = sample_single_turn(n=args.samples, quick=args.quick and not args.samples,
+                                    selection=selection)  # type: ignore[arg-type]
+        for s in picked:
+            items.single[s.id] = s
+            planned[s.id] = s.subset
+            text = next((m["content"] for m in s.messages if m["role"] == "user"), "")
+            sessions.append(_wrap(s.id, s.subset, 1, text))
+        info["single_turn_samples"] = len(picked)
+        info["sample_selection"] = ("MLPerf (first n of each subset, subsets in "
+                                    "lexicographic order)" if selection == "head"
+                                    else "seeded random (not MLPerf)")
+    n_multi = args.multi_turn_samples
+    for i in range(n_multi):
+        subset = MULTI_TURN_SUBSETS[i % len(MULTI_TURN_SUBSETS)]
+        sample = load_multi_turn(subset)[i // len(MULTI_TURN_SUBSETS)]
+        items.multi[sample.id] = sample
+        sessions.append(_wrap(sample.id, subset, sample.num_turns, "multi-turn"))
+    info["multi_turn_samples"] = n_multi
+    return sessions
+
+
+def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
+                          info: dict[str, Any]) -> tuple[list[Session], bool]:
+    """The performance phase's sessions, and whether they are MLCommons' coding conversations
+    (auto-detected) rather than our recorded BFCL trajectories."""
+    from agentic_bench.tasks.agentic_edge.mlcommons_perf import (
+        load_conversations,
+        looks_like_mlcommons_agentic,
+    )
+
+    info["performance_trace"] = str(args.perf_trace)
+    if looks_like_mlcommons_agentic(args.perf_trace):
+        conversations = load_conversations(args.perf_trace)
+        count = args.perf_sessions or (QUICK_CONVERSATIONS if args.quick else len(conversations))
+        chosen = conversations[:count]
+        for conv in chosen:
+            items.coding.conversations[conv.id] = conv
+        timeout = getattr(args, "turn_timeout", None)
+        items.coding.turn_timeout_s = timeout if timeout is not None else TURN_TIMEOUT_S
+        info["performance_format"] = "mlcommons-agentic"
+        info["performance_sessions"] = len(chosen)
+        info["performance_requests"] = sum(len(c.rows) for c in chosen)
+        info["turn_timeout_s"] = items.coding.turn_timeout_s
+        return [as_session(c) for c in chosen], True
+    from agentic_bench.trace.jsonl import TraceFile
+
+    trace = TraceFile(args.perf_trace)
+    count = args.perf_sessions or (2 if args.quick else len(trace))
+    perf = [trace.session(i % len(trace)) for i in range(count)]
+    info["performance_format"] = "agentic-bench"
+    info["performance_sessions"] = len(perf)
+    return perf, False
+
+
+def build_workload(args: argparse.Namespace) -> Workload:
     items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps,
                       agent=getattr(args, "agent", "loop"))
-    sessions: list[Session] = []
     info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode,
                             "agent": items.agent}
-    if args.mode in ("accuracy", "both"):
-        if args.samples != 0:
-            picked = sample_single_turn(n=args.samples, quick=args.quick and not args.samples)
-            for s in picked:
-                items.single[s.id] = s
-                text = next((m["content"] for m in s.messages if m["role"] == "user"), "")
-                sessions.append(_wrap(s.id, s.subset, 1, text))
-            info["single_turn_samples"] = len(picked)
-        n_multi = args.multi_turn_samples
-        for i in range(n_multi):
-            subset = MULTI_TURN_SUBSETS[i % len(MULTI_TURN_SUBSETS)]
-            sample = load_multi_turn(subset)[i // len(MULTI_TURN_SUBSETS)]
-            items.multi[sample.id] = sample
-            sessions.append(_wrap(sample.id, subset, sample.num_turns, "multi-turn"))
-        info["multi_turn_samples"] = n_multi
-    if args.mode in ("performance", "both"):
-        from agentic_bench.trace.jsonl import TraceFile
-
-        trace = TraceFile(args.perf_trace)
-        count = args.perf_sessions or (2 if args.quick else len(trace))
-        perf = [trace.session(i % len(trace)) for i in range(count)]
-        sessions.extend(perf)
-        info["performance_trace"] = str(args.perf_trace)
-        info["performance_sessions"] = len(perf)
+    planned: dict[str, str] = {}
+    accuracy = (_accuracy_sessions(args, items, info, planned)
+                if args.mode in ("accuracy", "both") else [])
+    perf, mlcommons = (_performance_sessions(args, items, info)
+                       if args.mode in ("performance", "both") else ([], False))
+    # MLPerf runs its performance phase first (online_edge_full_run.yaml); ours kept
+    # accuracy first with the recorded BFCL trajectories
+    sessions = perf + accuracy if mlcommons else accuracy + perf
     if not sessions:
         raise ConfigError("agentic-edge: nothing to run (check --samples/--mode)")
     if args.sessions is None:
         args.sessions = len(sessions)
     target = args.accuracy_target
-    slos = {"accuracy": target} if target is not None else {}
+    info["mlperf"] = mlperf_block(args, mlcommons_trace=mlcommons)
+    gated = bool(planned)
+
+    def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return edge_scores(records, args.tool_mode, target, planned, gated)
+
     return Workload(
         name="agentic-edge",
         source=SessionSource(len(sessions), sessions.__getitem__),
         make_executor=make_executor(items),
-        score=lambda records: edge_accuracy(records, args.tool_mode, target),
-        default_slos=slos, info=info,
-        default_overrides={"max_tokens": DEFAULT_MAX_TOKENS},
+        score=score,
+        info=info,
     )

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.replay.session import SessionOutcome, SessionReplayer, SessionTicket
 from agentic_bench.tasks.agentic_edge.api_environment import ApiEnvironment
+from agentic_bench.tasks.agentic_edge.coding_phase import CodingPhase, run_conversation
 from agentic_bench.tasks.agentic_edge.data import BfclSample
 from agentic_bench.tasks.agentic_edge.multi_turn import (
     MultiTurnSample,
@@ -24,12 +25,17 @@ from agentic_bench.tasks.agentic_edge.multi_turn import (
     turn_messages,
 )
 from agentic_bench.tasks.agentic_edge.multi_turn_check import check_multi_turn
-from agentic_bench.tasks.agentic_edge.scoring import score_single
+from agentic_bench.tasks.agentic_edge.reference_scoring import score_reply, scoring_text
+from agentic_bench.tasks.agentic_edge.scoring import Verdict, score_single
 from agentic_bench.tasks.agentic_edge.tool_modes import build_request, parse_reply
 from agentic_bench.tasks.recorder import SessionRecorder
+from agentic_bench.transport.result import ChatResult
 from agentic_bench.workload import ExecContext
 
 MAX_STEPS_PER_TURN = 25
+# json-schema / prompt single-turn and the multi-turn loop (not MLPerf): BFCL answers are
+# short, and this bounds a small model's run-on replies
+OTHER_MODES_MAX_TOKENS = 256
 
 
 @dataclass
@@ -41,6 +47,7 @@ class EdgeItems:
     tool_mode: str = "native"
     max_steps: int = MAX_STEPS_PER_TURN
     agent: str = "loop"
+    coding: CodingPhase = field(default_factory=CodingPhase)
 
 
 def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
@@ -50,7 +57,10 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
 
         perf_ctx = ExecContext(ctx.transport, tagged("performance"), ctx.t0_ns, ctx.options)
         acc_ctx = ExecContext(ctx.transport, tagged("accuracy"), ctx.t0_ns, ctx.options)
-        replayer = SessionReplayer(ctx.transport, perf_ctx.sink, ctx.options, ctx.t0_ns)
+        # our recorded BFCL trajectories keep the bound they always had (not MLPerf's phase)
+        legacy = replace(ctx.options, overrides={"max_tokens": OTHER_MODES_MAX_TOKENS,
+                                                 **ctx.options.overrides})
+        replayer = SessionReplayer(ctx.transport, perf_ctx.sink, legacy, ctx.t0_ns)
 
         async def execute(ticket: SessionTicket) -> SessionOutcome:
             sid = ticket.session.session_id
@@ -59,6 +69,9 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
             if sid in items.multi:
                 return await run_multi(acc_ctx, ticket, items.multi[sid], items.max_steps,
                                        items.agent)
+            if sid in items.coding.conversations:
+                return await run_conversation(perf_ctx, ticket, items.coding.conversations[sid],
+                                              items.coding.turn_timeout_s)
             return await replayer.run(ticket)
 
         return execute
@@ -69,19 +82,27 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
 ANSWER_EXCERPT = 400  # characters of a text answer kept in its sample record, to see why it failed
 
 
+def _verdict(sample: BfclSample, mode: str, result: ChatResult) -> Verdict:
+    """Native mode: MLPerf's own scoring path; the other modes: their parser + the checker."""
+    if mode == "native":
+        text = scoring_text(result.content, result.tool_calls, result.reasoning)
+        return score_reply(sample, text)[0]
+    parsed = parse_reply(sample, mode, content=result.content,  # type: ignore[arg-type]
+                         tool_calls=result.tool_calls)
+    return score_single(sample, parsed)
+
+
 async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample,
                      mode: str) -> SessionOutcome:
     rec = SessionRecorder(ctx, ticket)
     body = build_request(sample, mode)  # type: ignore[arg-type]
     body.setdefault("temperature", 0)
     body.setdefault("seed", 42)
+    if mode != "native":  # native sends MLPerf's max_completion_tokens 1024
+        body.setdefault("max_tokens", OTHER_MODES_MAX_TOKENS)
     rec.start_turn()
     result = await rec.llm(body, 0, 0, **_pending(sample))
-    verdict = None
-    if result.ok:
-        parsed = parse_reply(sample, mode, content=result.content,  # type: ignore[arg-type]
-                             tool_calls=result.tool_calls)
-        verdict = score_single(sample, parsed)
+    verdict = _verdict(sample, mode, result) if result.ok else None
     valid = bool(verdict and verdict.valid)
     ctx.sink({"type": "sample", "session_id": ticket.session_id, "sample_id": sample.id,
               "subset": sample.subset, "category": sample.category, "bfcl_valid": valid,
@@ -113,7 +134,7 @@ async def agent_step(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTur
     this step, or None when the turn is over (no tool call, or the request failed).
     """
     body = {"messages": list(messages), "tools": tools, "tool_choice": "auto",
-            "temperature": 0, "seed": 42}
+            "temperature": 0, "seed": 42, "max_tokens": OTHER_MODES_MAX_TOKENS}
     result = await rec.llm(body, turn, step, sample_id=sample.id, subset=sample.subset)
     if not result.ok:
         return None

@@ -1,27 +1,59 @@
-"""Accuracy block of summary.json for agentic-edge, computed from the run's records."""
+"""Accuracy block of summary.json for agentic-edge, computed from the run's records.
+
+Single-turn samples are scored over everything the run *planned* to issue: a planned sample
+with no answer (an error, an interrupt, a duration cap) counts 0 under its subset, as MLPerf's
+scorer does (mlcommons/endpoints ea332753 ``evaluation/bfcl_v4_scorer.py`` 330-350). The block
+reports ``planned`` and ``completed`` (answered) and, when asked, the accuracy gate rows
+(:mod:`~agentic_bench.tasks.agentic_edge.gates`).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from agentic_bench.tasks.agentic_edge.aggregation import aggregate
+from agentic_bench.tasks.agentic_edge.gates import gate_rows, reported
 
 
-def edge_accuracy(records: list[dict[str, Any]], tool_mode: str,
-                  target: float | None) -> dict[str, Any] | None:
-    single = [(r["subset"], bool(r["bfcl_valid"])) for r in records
-              if r.get("type") == "sample" and r.get("category") != "multi_turn"]
+def _single_turn(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Sample id → its last sample record (a resumed, retried session replaces the first)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        if r.get("type") == "sample" and r.get("category") != "multi_turn":
+            out[r["sample_id"]] = r
+    return out
+
+
+def edge_accuracy(records: list[dict[str, Any]], tool_mode: str, target: float | None,
+                  planned: Mapping[str, str] | None = None,
+                  gated: bool = False) -> dict[str, Any] | None:
+    """``planned``: sample id → subset for every single-turn sample the run meant to issue
+    (missing ones score 0); ``gated``: add the accuracy gate rows (``target`` overrides the
+    MLPerf thresholds)."""
+    samples = _single_turn(records)
     multi = [r for r in records if r.get("type") == "sample" and r.get("category") == "multi_turn"]
-    if not single and not multi:
+    planned = dict(planned or {})
+    if not samples and not multi and not planned:
         return None
     out: dict[str, Any] = {"metric": "bfcl overall (mean over samples)", "tool_mode": tool_mode,
                            "target": target}
-    if single:
-        out.update(aggregate(single))
+    if samples or planned:
+        pairs = [(r["subset"], bool(r["bfcl_valid"])) for r in samples.values()]
+        never = [sid for sid in planned if sid not in samples]
+        pairs += [(planned[sid], False) for sid in never]
+        out.update(aggregate(pairs))
         out["headline"] = out["overall"]
-        out["unanswered"] = sum(1 for r in records if r.get("type") == "sample"
-                                and r.get("category") != "multi_turn" and not r["answered"])
+        completed = sum(1 for r in samples.values() if r["answered"])
+        out["planned"] = len(planned) if planned else len(samples)
+        out["completed"] = completed
+        out["unanswered"] = len(samples) - completed + len(never)
+        out["never_issued"] = len(never)
+        out["reported"] = {"overall_accuracy": reported(out["overall"]),
+                           "normalized_single_turn_score": reported(out["normalized"])}
+        if gated:
+            out["gates"] = gate_rows(out["overall"], out["normalized"], completed, target)
     if multi:
         by: dict[str, list[bool]] = defaultdict(list)
         for r in multi:
@@ -32,7 +64,27 @@ def edge_accuracy(records: list[dict[str, Any]], tool_mode: str,
             "subsets": {k: {"accuracy": sum(v) / len(v), "correct": sum(v), "total": len(v)}
                         for k, v in sorted(by.items())},
         }
-        if not single:
+        if not samples and not planned:
             out["metric"] = "bfcl multi-turn accuracy"
             out["headline"] = out["multi_turn"]["accuracy"]
     return out
+
+
+def edge_scores(records: list[dict[str, Any]], tool_mode: str, target: float | None,
+                planned: Mapping[str, str] | None = None,
+                gated: bool = False) -> dict[str, Any] | None:
+    """The whole accuracy block: BFCL (:func:`edge_accuracy`) and, when the run replayed
+    MLCommons' coding conversations, their inline IoU (``inline``, MLPerf's ``scores.json``)
+    with the performance-run validity rows among the gates."""
+    from agentic_bench.tasks.agentic_edge.coding_phase import inline_accuracy, perf_gate_rows
+
+    acc = edge_accuracy(records, tool_mode, target, planned, gated)
+    inline = inline_accuracy(records)
+    if inline is None:
+        return acc
+    if acc is None:
+        acc = {"metric": "inline IoU (MLPerf Edge Agentic performance phase)",
+               "headline": inline["score"], "tool_mode": tool_mode, "target": target}
+    acc["inline"] = inline
+    acc["gates"] = [*acc.get("gates", []), *perf_gate_rows(inline)]
+    return acc

@@ -11,9 +11,17 @@ On bfcl-eval 2026.3.23 this gives 995 samples:
     parallel_multiple 124 (non_live 713); live_simple 25, live_multiple 105, live_parallel 16,
     live_parallel_multiple 24 (live 170); irrelevance 24, live_irrelevance 88 (hallucination 112).
 
-Which samples: the reference takes the first n of each subset (``selection="head"``). By default
-we draw them with a seeded RNG per subset (``random.Random(f"{seed}:{subset}")``, seed 42) and
-keep file order, so the draw covers each whole subset and is identical on every machine.
+Which samples, in what order (the default, ``selection="head"``, is MLPerf's): the first n of
+each subset in file order (``group.head(n)``), subsets in lexicographic order — the order
+``DataFrame.groupby("subset")`` yields them — and issued in that order (mlcommons/endpoints
+ea332753, ``dataset_manager/predefined/bfcl_v4/__init__.py`` 352-366; accuracy datasets are
+issued by ``SequentialSampleOrder``, ``load_generator/sample_order.py`` 95-110). That starts
+with ``irrelevance`` and ends with ``simple_python``.
+
+``selection="random"`` (not MLPerf; ``--sample-selection random``) draws the n with a seeded RNG
+per subset (``random.Random(f"{seed}:{subset}")``, seed 42), keeps file order within a subset
+and issues the subsets in BFCL's category order (non_live, live, hallucination) — the selection
+of our runs before 2026-12-03, which shares 501 of its 995 ids with MLPerf's.
 
 ``n`` (and ``quick``, which is ``n=50``) allocate stratified over the subsets present: each subset
 first gets a floor of ``min(25, available, n // subsets)``, the rest is split in proportion to what
@@ -104,7 +112,7 @@ def plan_counts(
 
 
 def pick_indices(
-    total: int, k: int, *, subset: str, seed: int = DEFAULT_SEED, selection: Selection = "random"
+    total: int, k: int, *, subset: str, seed: int = DEFAULT_SEED, selection: Selection = "head"
 ) -> list[int]:
     """Indices (ascending) of the ``k`` samples taken from a subset of ``total``."""
     k = max(0, min(k, total))
@@ -116,11 +124,16 @@ def pick_indices(
     return sorted(rng.sample(range(total), k))
 
 
-def group_by_subset(samples: Sequence[BfclSample]) -> dict[str, list[BfclSample]]:
-    """Samples grouped by subset, in the canonical subset order (unknown subsets last)."""
+def group_by_subset(
+    samples: Sequence[BfclSample], *, lexicographic: bool = True
+) -> dict[str, list[BfclSample]]:
+    """Samples grouped by subset (file order kept within a subset): subsets in lexicographic
+    order (MLPerf's ``groupby``), or in BFCL's category order (unknown subsets last)."""
     groups: dict[str, list[BfclSample]] = {}
     for sample in samples:
         groups.setdefault(sample.subset, []).append(sample)
+    if lexicographic:
+        return dict(sorted(groups.items()))
     rank = {s: i for i, s in enumerate(SINGLE_TURN_SUBSETS)}
     return dict(sorted(groups.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
@@ -131,10 +144,11 @@ def sample_single_turn(
     n: int | None = None,
     quick: bool = False,
     seed: int = DEFAULT_SEED,
-    selection: Selection = "random",
+    selection: Selection = "head",
 ) -> list[BfclSample]:
-    """The issued samples: deterministic for a given (data, n/quick, seed, selection)."""
-    groups = group_by_subset(load_single_turn() if samples is None else samples)
+    """The issued samples, in issue order: deterministic for (data, n/quick, seed, selection)."""
+    groups = group_by_subset(load_single_turn() if samples is None else samples,
+                             lexicographic=selection == "head")
     counts = plan_counts({s: len(g) for s, g in groups.items()}, n=n, quick=quick)
     chosen: list[BfclSample] = []
     for subset, group in groups.items():

@@ -3,11 +3,12 @@
 Each mode has a request builder (the body fields besides ``model``/sampling parameters) and a
 reply parser into BFCL's decoded form. Keys each mode sends:
 
-``native``
-    ``messages`` (the sample's first turn), ``tools`` (bfcl-eval's ``convert_to_tool`` of the
-    language-hinted docs; dots in names become underscores) and ``tool_choice: "auto"``. The reply's
-    ``tool_calls`` are decoded (``json.loads`` of each ``arguments``) and names mapped back; the
-    text content is ignored, as in BFCL's function-calling handlers.
+``native`` (MLPerf v6.1 Edge Agentic's request, byte for byte in the fields that matter)
+    ``messages`` (the question's messages), ``temperature: 0``, ``max_completion_tokens: 1024``,
+    ``seed: 42``, ``tools`` (bfcl-eval's ``convert_to_tool`` of the raw docs, no language hints;
+    dots in names become underscores) and ``tool_choice: "auto"``. The run scores the reply with
+    MLPerf's own rules (:mod:`~agentic_bench.tasks.agentic_edge.reference_scoring`);
+    :func:`parse_reply` decodes the ``tool_calls`` for other uses (names mapped back).
 ``json-schema``
     ``messages`` with a system prompt listing the functions (JSON) and the answer format, and a
     ``response_format`` constraining the reply to ``{"tool_calls": [{"name": <enum of function
@@ -141,10 +142,21 @@ def json_system_prompt(functions: list[dict[str, Any]]) -> str:
     return f"{style['persona']} {style['task']}\n\n{_JSON_FORMAT_INSTRUCTION}\n\n{tools}"
 
 
+# MLPerf v6.1 Edge Agentic's sampling fields (``online_edge_full_run.yaml``: temperature 0,
+# seed 42, max_new_tokens 1024, sent as ``max_completion_tokens`` by
+# ``openai/openai_msgspec_adapter.py`` 74-88), in the reference request's field order
+REFERENCE_SAMPLING: dict[str, Any] = {"temperature": 0, "max_completion_tokens": 1024,
+                                      "seed": 42}
+
+
 def native_request(sample: BfclSample) -> dict[str, Any]:
+    """MLPerf's request (``dataset_manager/predefined/bfcl_v4/__init__.py`` 91-129, 576-612):
+    the question's messages, bfcl-eval's ``convert_to_tool`` of the *raw* function docs (no
+    language hints, BFCL's own parameter types), ``tool_choice: "auto"``, and its sampling."""
     return {
         "messages": copy.deepcopy(sample.messages),
-        "tools": to_openai_tools(sample.functions, subset=sample.subset),
+        **REFERENCE_SAMPLING,
+        "tools": to_openai_tools(sample.functions),
         "tool_choice": "auto",
     }
 

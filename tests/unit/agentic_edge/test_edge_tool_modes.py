@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import copy
 import importlib.util
 import json
+from typing import Any
 
 import pytest
 
@@ -39,21 +41,46 @@ def _tool_call(name: str, arguments: object, call_id: str = "c1") -> dict[str, o
 def test_native_request_fields() -> None:
     sample = _dotted_sample()
     body = build_request(sample, "native")
-    assert set(body) == {"messages", "tools", "tool_choice"}
+    # MLPerf's request (bfcl_v4/__init__.py 576-612; online_edge_full_run.yaml; adapter 74-88)
+    assert list(body) == ["messages", "temperature", "max_completion_tokens", "seed", "tools",
+                          "tool_choice"]
+    assert (body["temperature"], body["max_completion_tokens"], body["seed"]) == (0, 1024, 42)
     assert body["tool_choice"] == "auto"
     assert body["messages"] == sample.messages and body["messages"] is not sample.messages
     fn = body["tools"][0]["function"]
     assert body["tools"][0]["type"] == "function"
     assert fn["name"] == sample.functions[0]["name"].replace(".", "_")
     assert fn["parameters"]["type"] == "object"
-    assert "Python 3 syntax" in fn["description"]
+    assert "Python 3 syntax" not in fn["description"]  # no BFCL language hints
     assert "." in sample.functions[0]["name"]  # the sample itself is not modified
 
 
-def test_native_java_tools_take_strings() -> None:
+def _reference_tools(functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """bfcl_v4/__init__.py 91-109: bfcl-eval's convert_to_tool of the raw docs."""
+    from bfcl_eval.constants.enums import ModelStyle
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+    from bfcl_eval.model_handler.utils import convert_to_tool
+
+    return convert_to_tool(copy.deepcopy(functions), GORILLA_TO_OPENAPI,
+                           ModelStyle.OPENAI_COMPLETIONS)
+
+
+def test_native_requests_of_the_995_match_the_reference() -> None:
+    from agentic_bench.tasks.agentic_edge import sample_single_turn
+
+    hinted = 0
+    for sample in sample_single_turn():
+        body = build_request(sample, "native")
+        assert body["tools"] == _reference_tools(sample.functions), sample.id
+        hinted += sum("syntax" in (t["function"].get("description") or "")
+                      for t in body["tools"])
+    assert hinted == 0
+
+
+def test_native_java_tools_keep_bfcl_types() -> None:
     sample = load_subset("simple_java")[0]
     params = build_request(sample, "native")["tools"][0]["function"]["parameters"]
-    assert all(p["type"] == "string" for p in params["properties"].values())
+    assert params == _reference_tools(sample.functions)[0]["function"]["parameters"]
 
 
 def test_json_schema_request_both_styles() -> None:

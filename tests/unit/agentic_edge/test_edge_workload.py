@@ -87,7 +87,7 @@ def test_silent_model_scores_only_irrelevance() -> None:
     assert acc["categories"]["hallucination"]["accuracy"] == 1.0
     assert acc["categories"]["non_live"]["accuracy"] == 0.0
     rows = {r["name"]: r for r in summary["constraints"]}
-    assert rows["accuracy"]["ok"] is False and summary["result"] == "INVALID"
+    assert rows["bfcl_overall_accuracy"]["ok"] is False and summary["result"] == "INVALID"
 
 
 class OneCallTransport(OracleTransport):

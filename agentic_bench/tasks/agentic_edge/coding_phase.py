@@ -1,0 +1,157 @@
+"""MLPerf v6.1 Edge Agentic's performance phase: the recorded coding conversations, replayed.
+
+One session per conversation of MLCommons' agentic JSONL (``agentic_coding_2.5h.jsonl``):
+every client row (user or tool) is one request — the reference's pre-built, teacher-forced
+history (:mod:`~agentic_bench.tasks.agentic_edge.mlcommons_perf`) — issued after the previous
+one completes, with no recorded tool delay injected. Each reply is scored at once against the
+recorded assistant row that follows (:mod:`~agentic_bench.tasks.agentic_edge.inline_iou`) and
+an ``inline_score`` record written.
+
+Turns, two meanings: MLPerf's "turn" is one client row, i.e. one request (``mlperf_turn`` on
+each record; ``turns`` in ``scores.json``); ours is one *user* turn, the user row and every tool
+round that follows it (``turn`` on each record; turn latency). Both are reported.
+
+Failures (mlcommons/endpoints ea332753 ``load_generator/agentic_inference_strategy.py``):
+a request that runs past the turn timeout (600 s) fails that turn and every remaining turn of
+its conversation, which count as issued with no output (``_handle_timeout`` 472-522,
+``_abort_remaining_turns`` 572-597); any other failed request scores 0 and the conversation
+goes on (the next history is the recorded one, not the reply). A run stopped before a turn was
+issued does not count that turn (395-400).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_turn, summarize
+from agentic_bench.tasks.agentic_edge.mlcommons_perf import ClientRow, Conversation, request_body
+from agentic_bench.tasks.recorder import SessionRecorder
+from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
+from agentic_bench.workload import ExecContext
+
+TURN_TIMEOUT_S = 600.0
+CATEGORY = "mlcommons-coding"
+
+
+@dataclass
+class CodingPhase:
+    """The conversations of the run, by session id, and the per-turn timeout."""
+
+    conversations: dict[str, Conversation] = field(default_factory=dict)
+    turn_timeout_s: float = TURN_TIMEOUT_S
+
+
+def as_session(conversation: Conversation) -> Session:
+    """A runner session standing for one conversation (one turn per user row)."""
+    users = sum(1 for row in conversation.rows if row.role == "user")
+    return Session(schema_version=SCHEMA_VERSION, session_id=conversation.id, category=CATEGORY,
+                   turns=[Turn(user="(recorded)") for _ in range(max(1, users))])
+
+
+def recorded_row(row: ClientRow) -> dict[str, Any] | None:
+    """The recorded assistant row that answers ``row`` (what the scorer compares against)."""
+    if row.reply is None:
+        return None
+    return {"role": "assistant", "content": row.reply.content,
+            "tool_calls": row.reply.tool_calls, "reasoning_content": row.reply.reasoning_content}
+
+
+def _score_record(ticket: SessionTicket, row: ClientRow, *, issued: bool, answered: bool,
+                  score: float | None, reason: str | None = None) -> dict[str, Any]:
+    recorded = recorded_row(row)
+    return {"type": "inline_score", "phase": "performance", "session_id": ticket.session_id,
+            "conversation_id": row.conversation_id, "mlperf_turn": row.turn,
+            "row_role": row.role, "issued": issued, "answered": answered,
+            "scorable": recorded is not None and has_ground_truth(recorded, row.conversation_id),
+            "paired": recorded is not None, "score": score,
+            **({"reason": reason} if reason else {})}
+
+
+async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation: Conversation,
+                           turn_timeout_s: float = TURN_TIMEOUT_S) -> SessionOutcome:
+    """Issue every client row of one conversation in order; score each reply inline."""
+    turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
+                           replace(ctx.options, request_timeout_s=turn_timeout_s))
+    rec = SessionRecorder(turn_ctx, ticket)
+    user_turn, step, aborted = -1, 0, None
+    for row in conversation.rows:
+        if row.role == "user":
+            if user_turn >= 0:
+                rec.end_turn(user_turn)
+            user_turn, step = user_turn + 1, 0
+            rec.start_turn()
+        if aborted is not None:
+            ctx.sink(_score_record(ticket, row, issued=True, answered=False, score=None,
+                                   reason=aborted))
+            rec.turn_ok = False
+            continue
+        body = request_body(row)
+        result = await rec.llm(body, max(user_turn, 0), step, mlperf_turn=row.turn,
+                               conversation_id=row.conversation_id)
+        step += 1
+        recorded = recorded_row(row)
+        if not result.ok:
+            score = None
+            if result.error_type == "timeout":
+                aborted = f"prior turn {row.turn} timed out after {turn_timeout_s:g} s"
+        elif recorded is None:
+            score = None
+        else:
+            score = score_turn(recorded, result.tool_calls, result.content, result.reasoning,
+                               conversation_id=row.conversation_id)
+        ctx.sink(_score_record(ticket, row, issued=True, answered=result.ok, score=score,
+                               reason=None if result.ok else result.error_type))
+    if user_turn >= 0:
+        rec.end_turn(user_turn)
+    users = max(1, user_turn + 1)
+    status = rec.end_session(users, conversation_id=conversation.id,
+                             **({"aborted": aborted} if aborted else {}))
+    return SessionOutcome(ticket.session_id, status, users, rec.turns_ok, rec.requests,
+                          rec.errors)
+
+
+def inline_accuracy(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """MLPerf's ``scores.json`` body from the run's ``inline_score`` records, plus ours."""
+    rows = [r for r in records if r.get("type") == "inline_score"]
+    if not rows:
+        return None
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in rows:  # a resumed, retried conversation replaces its earlier rows
+        latest[(r["conversation_id"], int(r["mlperf_turn"]))] = r
+    scores: dict[tuple[str, int, int], float | None] = {}
+    issued = 0
+    for (cid, turn), r in sorted(latest.items()):
+        if not r["issued"] or not r["paired"]:
+            continue
+        issued += 1
+        if r["scorable"]:
+            scores[(cid, 1, turn)] = r["score"] if r["answered"] else None
+    out = summarize(scores, issued)
+    out["metric"] = "multiset IoU of normalized bash executables (MLPerf inline accuracy)"
+    out["aborted_turns"] = sum(1 for r in latest.values() if r.get("reason", "").startswith(
+        "prior turn"))
+    out["errors_by_type"] = _count(r.get("reason") for r in latest.values()
+                                   if r["issued"] and not r["answered"])
+    return out
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        key = str(v or "error")
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def perf_gate_rows(inline: dict[str, Any]) -> list[dict[str, Any]]:
+    """``compliance/checker.py`` 246-270: no dropped turn, every expected turn observed."""
+    turns = inline["turns"]
+    rule = "MLPerf v6.1 Edge Agentic: performance-run validity"
+    return [
+        {"name": "perf_missing_turns", "value": turns["missing"], "limit": 0, "op": "==",
+         "ok": turns["missing"] == 0, "rule": rule},
+        {"name": "perf_observed_turns", "value": turns["observed"], "limit": turns["expected"],
+         "op": "==", "ok": turns["observed"] == turns["expected"], "rule": rule},
+    ]
