@@ -112,7 +112,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         streams = min(workload.source.size, 64)
     async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
                              request_timeout_s=config.options.request_timeout_s,
-                             warm_connections=min(streams, 256)) as endpoint:
+                             warm_connections=min(streams, 256),
+                             server_log=out / "server.log") as endpoint:
         config.options.model = endpoint.model
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}

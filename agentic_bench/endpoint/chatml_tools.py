@@ -211,6 +211,9 @@ def _stream(
     out = _Chunker(model)
     prompt = render_prompt(messages, tools if tool_choice != "none" else None)
     prompt_tokens = len(llama.tokenize(prompt.encode("utf-8"), special=True))
+    if prompt_tokens >= llama.n_ctx():
+        yield overflow_event(prompt_tokens, llama.n_ctx(), max_tokens)
+        return
     stops = [*stop, IM_END]
     names = [t["function"]["name"] for t in tools or []]
     yield out.chunk({"role": "assistant", "content": ""})
@@ -331,12 +334,31 @@ def _json_object_format(response_format: dict[str, Any]) -> dict[str, Any]:
     return response_format
 
 
+def overflow_event(prompt_tokens: int, n_ctx: int, max_tokens: int | None) -> dict[str, Any]:
+    """The error event a stream carries when the prompt does not fit the context.
+
+    llama-cpp-python's server has sent ``200`` and its headers before the handler runs, so a
+    refusal can only travel in the stream: one OpenAI-style ``{"error": ...}`` event (as vLLM
+    sends mid-stream), with the server's own wording, instead of a stream that breaks off.
+    """
+    message = (f"This model's maximum context length is {n_ctx} tokens. However, you "
+               f"requested {prompt_tokens + (max_tokens or 0)} tokens ({prompt_tokens} in the "
+               f"messages, {max_tokens} in the completion). Please reduce the length of the "
+               "messages or completion.")
+    return {"error": {"message": message, "type": "invalid_request_error",
+                      "code": "context_length_exceeded", "prompt_tokens": prompt_tokens}}
+
+
 def _aggregate(chunks: Iterator[dict[str, Any]]) -> dict[str, Any]:
     """A non-streamed ``chat.completion`` from this handler's own chunks."""
     content: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     finish, usage, head = None, None, None
     for chunk in chunks:
+        if "error" in chunk:  # raised as llama.cpp does: its server answers 400 with it
+            n_ctx = chunk["error"]["message"].split(" tokens.")[0].rsplit(" ", 1)[-1]
+            raise ValueError(f"Requested tokens ({chunk['error']['prompt_tokens']}) exceed "
+                             f"context window of {n_ctx}")
         head = head or chunk
         usage = chunk.get("usage") or usage
         for choice in chunk["choices"]:

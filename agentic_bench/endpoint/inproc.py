@@ -28,7 +28,7 @@ from agentic_bench.endpoint.llama_server import (
 )
 from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
 from agentic_bench.errors import EndpointStartError
-from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 
 # llama_cpp.server's request defaults (server/types.py), so in-process sampling matches HTTP.
@@ -165,7 +165,8 @@ class InprocChatClient:
         result.t_end_ns = perf_counter_ns()
         self._fill(result, events, done=error is None)
         if error is not None:
-            return result.fail("http_status", f"in-process model error: {error!r}")
+            message = f"in-process model error: {error!r}"
+            return result.fail(http_error_type(message), message)
         return result
 
     @staticmethod

@@ -189,6 +189,7 @@ class LlamaServer:
         python: str | None = None,
         log_path: str | os.PathLike[str] | None = None,
         extra_args: Sequence[str] = (),
+        append_log: bool = False,
     ) -> None:
         self._model_arg = model_path
         self.host = host
@@ -202,6 +203,7 @@ class LlamaServer:
         self.stop_grace_s = stop_grace_s
         self.python = python or sys.executable
         self.log_path = Path(log_path) if log_path else None  # None: an unlinked temp file
+        self.append_log = append_log  # keep what an earlier server wrote there (a resumed run)
         self._log_fd: int | None = None  # read side, for the tail in error messages
         self.extra_args = list(extra_args)
         self.model_path: Path | None = None
@@ -282,7 +284,7 @@ class LlamaServer:
         for attempt in range(attempts):
             self.port = self.requested_port or free_port(self.host)
             try:
-                self._spawn_and_wait()
+                self._spawn_and_wait(append_log=self.append_log)
                 break
             except _PortRace:
                 if attempt == attempts - 1:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -57,7 +58,10 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
 async def open_endpoint(
     spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
     request_timeout_s: float = 300.0, warm_connections: int = 1,
+    server_log: Path | None = None,
 ) -> AsyncIterator[Endpoint]:
+    """``server_log``: where the embedded server writes its log (appended; default: nowhere
+    once the run ends)."""
     if spec == "inproc":
         from agentic_bench.endpoint.inproc import InprocChatClient
 
@@ -72,7 +76,7 @@ async def open_endpoint(
     if spec == "embedded":
         from agentic_bench.endpoint.llama_server import LlamaServer
 
-        server = LlamaServer()
+        server = LlamaServer(log_path=server_log, append_log=True)
         await asyncio.to_thread(server.start)
         server.supervise()  # a crashed server comes back on the same port; the run goes on
         url = server.base_url

@@ -50,6 +50,15 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
                      f"{_fmt(rep.get('normalized_single_turn_score'))} %; "
                      f"{acc.get('completed')}/{acc['planned']} planned samples completed "
                      "(the rest score 0)")
+    inline = acc.get("inline")
+    if inline:
+        t = inline["turns"]
+        errors = ", ".join(f"{k} {v}" for k, v in (inline.get("errors_by_type") or {}).items())
+        score = inline.get("score")
+        shown = "-" if score is None else f"{score:.4f}"
+        lines.append(f"Inline IoU: {shown} (MLPerf turns = requests: issued "
+                     f"{t['issued']}, expected {t['expected']}, observed {t['observed']}, "
+                     f"missing {t['missing']})" + (f"; failed turns: {errors}" if errors else ""))
     return lines
 
 

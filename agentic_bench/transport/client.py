@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
 
@@ -119,7 +119,7 @@ class AiohttpChatClient:
                 if resp.status >= 400:
                     excerpt = (await resp.content.read(600)).decode("utf-8", "replace")
                     result.t_end_ns = perf_counter_ns()
-                    return result.fail("http_status", f"HTTP {resp.status}: {excerpt}")
+                    return result.fail(http_error_type(excerpt), f"HTTP {resp.status}: {excerpt}")
                 append = chunks.append
                 read = resp.content.readany
                 watch = CHUNK_WATCH.get()

@@ -21,7 +21,7 @@ import orjson
 
 from agentic_bench.transport.client import CHUNK_WATCH
 from agentic_bench.transport.http1 import Http1Connection, ResponseError
-from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
 
@@ -205,7 +205,7 @@ class RawChatClient:
             result.http_status = conn.status
             if conn.status >= 400:
                 excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
-                return result.fail("http_status", f"HTTP {conn.status}: {excerpt}")
+                return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")
             return assemble_stream(result, conn.pieces)
         finally:
             self._release(conn)
@@ -220,7 +220,7 @@ class RawChatClient:
         result.t_first_byte_ns = conn.t_head_ns
         if conn.status and conn.status >= 400:
             excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
-            return result.fail("http_status", f"HTTP {conn.status}: {excerpt}")
+            return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")
         assemble_stream(result, conn.pieces)
         result.status, result.error_type, result.error = "ok", None, None
         message = exc.message

@@ -7,6 +7,7 @@ processes). ``token_times_ns`` holds the arrival time of every content-carrying 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,12 +16,31 @@ ERROR_TYPES = (
     "connect",  # could not connect / connection refused / DNS
     "timeout",  # request or turn timeout
     "http_status",  # non-2xx response
+    "context_overflow",  # the server refused the prompt: longer than the model's context
     "disconnect",  # stream ended early (no [DONE], or the socket closed mid-stream)
     "malformed",  # a chunk that is not valid JSON / not a chat chunk
     "incomplete",  # [DONE] arrived but no choice ever carried a finish_reason
     "cancelled",  # cancelled by the harness (interrupt past the grace period)
     "internal",  # a bug or an unexpected exception in the harness
 )
+
+
+# how servers say a prompt does not fit: OpenAI and vLLM ("maximum context length",
+# context_length_exceeded), llama-cpp-python ("This model's maximum context length is N
+# tokens"), llama.cpp's llama-server ("exceeds the available context size",
+# exceed_context_size_error), SGLang / TGI ("longer than the model's context length",
+# "must be <= ... input tokens")
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|context[_ ]length[_ ]exceeded|exceed_context_size"
+    r"|exceeds? (?:the )?(?:available )?context (?:size|window|length)"
+    r"|longer than the model's context|context window|too many (?:input|prompt) tokens",
+    re.IGNORECASE)
+
+
+def http_error_type(message: str) -> str:
+    """``context_overflow`` when an error body says the prompt does not fit, else
+    ``http_status`` (the one place that tells them apart; the message is kept either way)."""
+    return "context_overflow" if _CONTEXT_OVERFLOW.search(message) else "http_status"
 
 
 @dataclass(slots=True)

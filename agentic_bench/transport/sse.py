@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.result import ChatResult, http_error_type
 
 try:  # 2-3x faster than json.loads on chat chunks; the stdlib is the fallback
     from orjson import loads as _loads
@@ -104,7 +104,8 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
             result.fail("malformed", f"chunk is not a JSON object: {payload[:120]!r}")
             break
         if "error" in event and not event.get("choices"):
-            result.fail("http_status", f"error event in stream: {str(event['error'])[:300]}")
+            text = str(event["error"])[:300]
+            result.fail(http_error_type(text), f"error event in stream: {text}")
             break
         result.model = result.model or event.get("model")
         usage = event.get("usage")

@@ -145,6 +145,26 @@ def test_tool_call_is_an_openai_tool_call(server: LlamaServer, kind: str) -> Non
     assert isinstance(json.loads(call["arguments"]).get("city"), str)
 
 
+@pytest.mark.parametrize("kind", ["raw", "aiohttp"])
+def test_a_prompt_longer_than_the_context_is_a_context_overflow(server: LlamaServer,
+                                                                 kind: str) -> None:
+    long = " ".join(f"word{i}" for i in range(6000))  # well over the 4,096-token context
+    body = {**HELLO, "messages": [{"role": "user", "content": long}]}
+    r = chat(server.base_url, body, kind)
+    assert not r.ok and r.error_type == "context_overflow", (r.error_type, r.error)
+    # the headers went out before the handler ran: the refusal is an error event in the stream
+    assert r.http_status == 200 and "maximum context length is 4096" in (r.error or "")
+    assert r.token_times_ns == []  # refused before any chunk, not a broken stream
+
+
+def test_max_completion_tokens_bounds_the_reply(server: LlamaServer) -> None:
+    body = {"model": "smollm2", "temperature": 0, "seed": 1, "max_completion_tokens": 3,
+            "messages": [{"role": "user", "content": "Count from 1 to 100, comma separated."}]}
+    r = chat(server.base_url, body)
+    assert r.ok, r.error
+    assert r.output_tokens == 3 and r.finish_reason == "length"
+
+
 def test_inproc_and_http_fill_the_same_fields(server: LlamaServer) -> None:
     from agentic_bench.endpoint.inproc import InprocChatClient
 

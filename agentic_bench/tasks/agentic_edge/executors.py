@@ -82,14 +82,20 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
 ANSWER_EXCERPT = 400  # characters of a text answer kept in its sample record, to see why it failed
 
 
-def _verdict(sample: BfclSample, mode: str, result: ChatResult) -> Verdict:
-    """Native mode: MLPerf's own scoring path; the other modes: their parser + the checker."""
+SCORED_TEXT_LIMIT = 8_000  # characters of the scored text kept in a sample record
+
+
+def _verdict(sample: BfclSample, mode: str, result: ChatResult) -> tuple[Verdict, dict[str, Any]]:
+    """Native mode: MLPerf's own scoring path; the other modes: their parser + the checker.
+    Also what a sample record keeps to show (and re-check) the decision."""
     if mode == "native":
         text = scoring_text(result.content, result.tool_calls, result.reasoning)
-        return score_reply(sample, text)[0]
+        verdict, calls = score_reply(sample, text)
+        return verdict, {"scored_text": text[:SCORED_TEXT_LIMIT],
+                         "scored_text_chars": len(text), "extracted_calls": calls}
     parsed = parse_reply(sample, mode, content=result.content,  # type: ignore[arg-type]
                          tool_calls=result.tool_calls)
-    return score_single(sample, parsed)
+    return score_single(sample, parsed), {}
 
 
 async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample,
@@ -102,12 +108,13 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
         body.setdefault("max_tokens", OTHER_MODES_MAX_TOKENS)
     rec.start_turn()
     result = await rec.llm(body, 0, 0, **_pending(sample))
-    verdict = _verdict(sample, mode, result) if result.ok else None
+    verdict, shown = _verdict(sample, mode, result) if result.ok else (None, {})
     valid = bool(verdict and verdict.valid)
     ctx.sink({"type": "sample", "session_id": ticket.session_id, "sample_id": sample.id,
               "subset": sample.subset, "category": sample.category, "bfcl_valid": valid,
               "answered": result.ok, "bfcl_error": None if verdict is None else verdict.error,
-              "tool_mode": mode, "answer_excerpt": result.content[:ANSWER_EXCERPT] or None})
+              "tool_mode": mode, "answer_excerpt": result.content[:ANSWER_EXCERPT] or None,
+              **shown})
     rec.end_turn(0)
     status = rec.end_session(1)
     return SessionOutcome(ticket.session_id, status, 1, rec.turns_ok, rec.requests, rec.errors)

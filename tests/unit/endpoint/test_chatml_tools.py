@@ -113,3 +113,12 @@ def test_assistant_message_without_tool_calls_key_renders() -> None:
                             {"role": "assistant", "content": "hello"},
                             {"role": "user", "content": "again"}], tools)
     assert "hello" in prompt and prompt.rstrip().endswith("assistant")
+
+
+def test_overflow_is_an_error_event_in_the_stream_and_a_value_error_otherwise() -> None:
+    event = chatml_tools.overflow_event(5415, 4096, 1024)
+    assert event["error"]["code"] == "context_length_exceeded"
+    assert "maximum context length is 4096 tokens" in event["error"]["message"]
+    with pytest.raises(ValueError, match=r"Requested tokens \(5415\) exceed context window of "
+                                         r"4096"):
+        chatml_tools._aggregate(iter([event]))
