@@ -10,9 +10,41 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("validate", help="check a trace file and report every problem",
                        description="Validate a trace (JSONL, one session per line). Prints "
-                       "file:line: field: problem for each problem; exit 2 if any.")
+                       "file:line: field: problem for each problem; exit 2 if any. A file in a "
+                       "known foreign format (MLCommons agentic JSONL, Mooncake, OTel, ShareGPT, "
+                       "SGLang) is recognised and checked with its importer.")
     p.add_argument("files", nargs="+", type=Path, help="trace files")
     p.set_defaults(func=main)
+
+
+def _foreign(path: Path) -> bool | None:
+    """Validate a file in a known foreign format with its importer: True when it is fine,
+    False when it has a problem (printed), None when it is not a foreign format."""
+    from agentic_bench.errors import TraceError
+    from agentic_bench.trace.importers import detect_format, import_file
+
+    fmt = detect_format(path)
+    if fmt is None or fmt == "native":
+        return None
+    try:
+        if fmt == "mlcommons-agentic":
+            from agentic_bench.trace.mlcommons_agentic import load_conversations
+
+            conversations = load_conversations(path)
+            rows = sum(len(c.rows) for c in conversations)
+            print(f"{path}: ok as MLCommons agentic JSONL (MLPerf Edge Agentic performance "
+                  f"data): {len(conversations)} conversation(s), {rows} client row(s) = "
+                  f"requests; run it with `agentic-bench run agentic-edge --perf-trace "
+                  f"{path}` or replay it with --format {fmt}")
+        else:
+            sessions = sum(1 for _ in import_file(fmt, path))
+            print(f"{path}: ok as {fmt} (imported on the fly with --format {fmt}): "
+                  f"{sessions} session(s)")
+    except TraceError as exc:
+        print(f"{exc}", file=sys.stderr)
+        print(f"{path}: not a valid {fmt} file", file=sys.stderr)
+        return False
+    return True
 
 
 def main(args: argparse.Namespace) -> int:
@@ -20,6 +52,10 @@ def main(args: argparse.Namespace) -> int:
 
     bad = False
     for path in args.files:
+        foreign = _foreign(path)
+        if foreign is not None:
+            bad = bad or not foreign
+            continue
         report = validate_file(path)
         for problem in report.problems:
             print(problem, file=sys.stderr)

@@ -94,7 +94,7 @@ class ReplayOracle:
     @classmethod
     def from_file(cls, path: Path | str) -> ReplayOracle:
         """Index FILE (MLCommons agentic JSONL); a broken file raises TraceError."""
-        from agentic_bench.tasks.agentic_edge.mlcommons_perf import (
+        from agentic_bench.trace.mlcommons_agentic import (
             load_conversations,
             looks_like_mlcommons_agentic,
         )

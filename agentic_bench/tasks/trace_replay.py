@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentic_bench.errors import UsageError
 from agentic_bench.load.runner import SessionSource
 from agentic_bench.trace.jsonl import TraceFile
 from agentic_bench.workload import Workload, replay_executor
@@ -22,6 +23,11 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Wor
                         info={"trace": str(path), "trace_format": fmt,
                               "trace_sessions": len(sessions)},
                         recipe=("trace", str(Path(path).resolve()), name, fmt))
+    from agentic_bench.trace.importers import foreign_format_hint
+
+    hint = foreign_format_hint(path)
+    if hint is not None:
+        raise UsageError(hint)
     trace = TraceFile(path)  # raises TraceError (exit 2) before anything is sent
     cache = [trace.session(i) for i in range(len(trace))] if len(trace) <= 100_000 else None
     offsets = [s.start_offset_s for s in cache] if cache is not None else None

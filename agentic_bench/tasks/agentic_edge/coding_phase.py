@@ -2,7 +2,7 @@
 
 One session per conversation of MLCommons' agentic JSONL (``agentic_coding_2.5h.jsonl``):
 every client row (user or tool) is one request — the reference's pre-built, teacher-forced
-history (:mod:`~agentic_bench.tasks.agentic_edge.mlcommons_perf`) — issued after the previous
+history (:mod:`~agentic_bench.trace.mlcommons_agentic`) — issued after the previous
 one completes, with no recorded tool delay injected. Each reply is scored at once against the
 recorded assistant row that follows (:mod:`~agentic_bench.tasks.agentic_edge.inline_iou`) and
 an ``inline_score`` record written.
@@ -26,8 +26,8 @@ from typing import Any
 
 from agentic_bench.replay.session import SessionOutcome, SessionTicket
 from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_turn, summarize
-from agentic_bench.tasks.agentic_edge.mlcommons_perf import ClientRow, Conversation, request_body
 from agentic_bench.tasks.recorder import SessionRecorder
+from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 from agentic_bench.workload import ExecContext
 

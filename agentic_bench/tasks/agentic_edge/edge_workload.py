@@ -56,7 +56,7 @@ def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
                           info: dict[str, Any]) -> tuple[list[Session], bool]:
     """The performance phase's sessions, and whether they are MLCommons' coding conversations
     (auto-detected) rather than our recorded BFCL trajectories."""
-    from agentic_bench.tasks.agentic_edge.mlcommons_perf import (
+    from agentic_bench.trace.mlcommons_agentic import (
         load_conversations,
         looks_like_mlcommons_agentic,
     )
@@ -75,8 +75,14 @@ def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
         info["performance_requests"] = sum(len(c.rows) for c in chosen)
         info["turn_timeout_s"] = items.coding.turn_timeout_s
         return [as_session(c) for c in chosen], True
+    from agentic_bench.errors import UsageError
+    from agentic_bench.trace.importers import foreign_format_hint
     from agentic_bench.trace.jsonl import TraceFile
 
+    hint = foreign_format_hint(args.perf_trace)
+    if hint is not None:
+        raise UsageError(f"--perf-trace takes MLCommons' agentic JSONL or our native trace: "
+                         f"{hint}")
     trace = TraceFile(args.perf_trace)
     count = args.perf_sessions or (2 if args.quick else len(trace))
     perf = [trace.session(i % len(trace)) for i in range(count)]

@@ -96,6 +96,21 @@ def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
     return None
 
 
+def foreign_format_hint(path: str | Path) -> str | None:
+    """When ``path`` is in another known format than ours, one message that says which and
+    what to run instead (rather than a schema error for every line); else None."""
+    found = detect_format(path)
+    if found is None or found == NATIVE:
+        return None
+    hint = (f"{path} is in the {found} format, not agentic-bench's native trace format "
+            f"(no schema_version): replay it with --format {found} (or --format auto), or "
+            f"convert it with `agentic-bench import {found} {path} --out FILE`")
+    if found == "mlcommons-agentic":
+        hint += ("; it is MLPerf Edge Agentic's performance data: `agentic-bench run "
+                 f"agentic-edge --perf-trace {path}` replays it as MLPerf does")
+    return hint
+
+
 def resolve_format(fmt: str, path: str | Path) -> str:
     """``fmt`` itself, or the detected format when ``fmt`` is ``auto``; UsageError if unknown."""
     if fmt == "auto":
@@ -129,5 +144,6 @@ def import_file(fmt: str, path: str | Path) -> Iterator[Session]:
     return unique_ids(IMPORTERS[resolve_format(fmt, path)](Path(path)))
 
 
-__all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "detect_format", "import_file",
+__all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "detect_format", "foreign_format_hint",
+           "import_file",
            "resolve_format", "unique_ids"]

@@ -9,10 +9,12 @@ and/or OpenAI ``tool_calls`` (plus ``reasoning_content``); a tool row ``tool_res
 before it is issued: user think time, or tool execution time.
 
 Mapping: conversation → session; user row → turn (``think_time_s`` = delay); assistant row →
-``llm`` step answering the preceding client row; each tool result → ``tool`` step (name and
-arguments from the matching call; the row's delay split evenly over its results). A client
-row without a following assistant row still gets an ``llm`` step (empty output), because the
-MLCommons harness issues a request for every client row.
+``llm`` step answering the preceding client row, its ``messages`` the exact history the
+reference sends (:mod:`agentic_bench.trace.mlcommons_agentic`: ``reasoning_content`` kept);
+each tool result → ``tool`` step (name and arguments from the matching call; the row's delay
+split evenly over its results). A client row without a following assistant row still gets an
+``llm`` step (empty output), because the MLCommons harness issues a request for every client
+row.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agentic_bench.trace.importers.common import (
     openai_tool_call,
     text_of,
 )
+from agentic_bench.trace.mlcommons_agentic import conversation_from_rows
 from agentic_bench.trace.model import Session
 
 GEN_PARAMS = ("temperature", "top_p", "top_k", "seed", "frequency_penalty", "presence_penalty",
@@ -110,7 +113,7 @@ def _session(path: Path, rows: list[Row]) -> Session:
     state = "start"
     calls: dict[str, dict[str, Any]] = {}  # id → call of the last assistant row
     pending: dict[str, Any] | None = None  # client row still waiting for its llm step
-    dropped_reasoning = 0
+    kept_reasoning = 0
     for line, row in rows:
         role = row.get("role")
         if role not in NEXT_ROLE.get(state, set()):
@@ -137,7 +140,7 @@ def _session(path: Path, rows: list[Row]) -> Session:
                 content = json.dumps(content, ensure_ascii=False)
             if not content and not out_calls:
                 raise fail(path, line, "content", "assistant rows need content or tool_calls")
-            dropped_reasoning += bool(row.get("reasoning_content"))
+            kept_reasoning += bool(row.get("reasoning_content"))
             output: dict[str, Any] = {"tool_calls": out_calls}
             if content:
                 output["content"] = content
@@ -169,11 +172,18 @@ def _session(path: Path, rows: list[Row]) -> Session:
         state = role
     if pending is not None:
         turns[-1]["steps"].append({"kind": "llm", "params": _params(pending, defaults)})
-    metadata: dict[str, Any] = {"source": "mlcommons-agentic", "source_line": first_line}
+    # each request's exact history, as the reference builds it (reasoning_content kept, one
+    # tool message per result, no content on a tool-call-only assistant message)
+    requests = conversation_from_rows(path, rows, allow_overrides=True).rows
+    llm_steps = [st for t in turns for st in t["steps"] if st["kind"] == "llm"]
+    for step, client in zip(llm_steps, requests, strict=True):
+        step["messages"] = client.messages
+    metadata: dict[str, Any] = {"source": "mlcommons-agentic", "source_line": first_line,
+                                "history": "MLCommons pre-built (reasoning_content kept)"}
     if isinstance(defaults.get("model"), str):
         metadata["model"] = defaults["model"]
-    if dropped_reasoning:
-        metadata["dropped_reasoning_content"] = dropped_reasoning
+    if kept_reasoning:
+        metadata["reasoning_content_messages"] = kept_reasoning
     data: dict[str, Any] = {"session_id": cid, "turns": turns, "tools": tools,
                             "metadata": metadata}
     if system:

@@ -12,7 +12,7 @@ import pytest
 from agentic_bench.cli.main import main as cli_main
 from agentic_bench.endpoint.oracle import ReplayOracle, history_key, script
 from agentic_bench.endpoint.sim import SimConfig, SimServer
-from agentic_bench.tasks.agentic_edge.mlcommons_perf import (
+from agentic_bench.trace.mlcommons_agentic import (
     ClientRow,
     load_conversations,
     request_body,

@@ -68,7 +68,12 @@ def test_mlcommons_mapping() -> None:
     assert t1.duration_ms == pytest.approx(206.0) and t2.duration_ms == pytest.approx(206.0)
     assert t1.call_id == "functions.bash:0" and t1.arguments["command"].startswith("grep")
     assert first.turns[0].steps[0].params == {"max_tokens": 1024}
-    assert first.metadata["dropped_reasoning_content"] == 1
+    assert first.metadata["reasoning_content_messages"] == 1
+    # every request carries the reference's exact history, reasoning_content included
+    llm = [st for t in first.turns for st in t.steps if st.kind == "llm"]
+    assert all(st.messages for st in llm)
+    assert any("reasoning_content" in m for st in llm for m in st.messages or [])
+    assert llm[1].messages[-2]["role"] == "tool" and llm[1].messages[-1]["role"] == "tool"
     assert chat.turns[1].steps[0].params == {"temperature": 0.2}
     assert docs.turns[0].steps[0].params == {"max_tokens": 256}
     assert [c.name for c in docs.turns[0].steps[0].output.tool_calls] == ["search_docs"] * 2

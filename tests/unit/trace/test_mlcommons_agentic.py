@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentic_bench.errors import TraceError
-from agentic_bench.tasks.agentic_edge.mlcommons_perf import (
+from agentic_bench.trace.mlcommons_agentic import (
     ClientRow,
     load_conversations,
     looks_like_mlcommons_agentic,

@@ -232,7 +232,16 @@ def _row_message(path: Path | str, line: int, row: dict[str, Any], role: str) ->
     return {k: v for k, v in msg.items() if v is not None}
 
 
-def _conversation(path: Path | str, group: list[tuple[int, dict[str, Any]]]) -> Conversation:
+def conversation_from_rows(path: Path | str, group: list[tuple[int, dict[str, Any]]], *,
+                           allow_overrides: bool = False) -> Conversation:
+    """One conversation from its ``(line, row)`` pairs in turn order. ``allow_overrides``:
+    accept per-row generation parameters (the importer maps them itself) instead of
+    rejecting them."""
+    return _conversation(path, group, allow_overrides=allow_overrides)
+
+
+def _conversation(path: Path | str, group: list[tuple[int, dict[str, Any]]], *,
+                  allow_overrides: bool = False) -> Conversation:
     cid = group[0][1]["conversation_id"]
     system: str | None = None
     for line, row in group:
@@ -242,7 +251,7 @@ def _conversation(path: Path | str, group: list[tuple[int, dict[str, Any]]]) -> 
         if tools is not None and (not isinstance(tools, list)
                                   or not all(isinstance(t, dict) for t in tools)):
             raise fail(path, line, "tools", "expected a list of tool objects")
-        for key in OVERRIDE_KEYS:
+        for key in () if allow_overrides else OVERRIDE_KEYS:
             if row.get(key) is not None:
                 raise fail(path, line, key, "per-row generation parameters are not supported "
                            "(the MLPerf Edge Agentic dataset has none)")
