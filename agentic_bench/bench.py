@@ -185,6 +185,12 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         )
         summary = summarize(records, info)
         write_summary(out, summary)
+        if workload.write_artifacts is not None:
+            try:
+                workload.write_artifacts(out, summary, records)
+            except Exception as exc:  # an artifact bug must not change the run's result
+                print(f"warning: {workload.name} artifacts not written: "
+                      f"{type(exc).__name__}: {exc}", file=sys.stderr)
         try:
             from agentic_bench.reporting.html import write_report
 

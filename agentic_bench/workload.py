@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentic_bench.load.runner import Execute, SessionSource
@@ -41,6 +42,10 @@ class Workload:
     identity: dict[str, Any] | None = None
     planned_turns: Callable[[int], int] | None = None
     recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this
+    # extra files a benchmark writes into the run directory once the summary exists (e.g.
+    # MLPerf's own artifacts); returns the paths written
+    write_artifacts: Callable[[Path, dict[str, Any], list[dict[str, Any]]], list[Path]] | None \
+        = None
 
 
 def replay_executor(ctx: ExecContext) -> Execute:

@@ -67,14 +67,21 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
     return page(f"agentic-bench {bench}: {summary.get('result', '?')}", "".join(body))
 
 
+def _exact(value: Any) -> Any:
+    """A compared number as compared (83.6431 must not show as 83.64): up to 4 decimals."""
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    return value
+
+
 def verdict_section(summary: dict[str, Any]) -> str:
     result = str(summary.get("result", "?"))
     rows = summary.get("constraints") or []
-    tbl = table(["constraint", "value", "op", "limit", "ok"],
-                [[r.get("name"), r.get("value"), r.get("op"), r.get("limit"),
-                  "ok" if r.get("ok") else "FAIL"] for r in rows],
+    tbl = table(["constraint", "value", "op", "limit", "ok", "rule"],
+                [[r.get("name"), _exact(r.get("value")), r.get("op"), _exact(r.get("limit")),
+                  "ok" if r.get("ok") else "FAIL", r.get("rule") or ""] for r in rows],
                 table_id="table-constraints",
-                row_classes=["" if r.get("ok") else "fail" for r in rows])
+                row_classes=["" if r.get("ok") else "fail" for r in rows], right=(1, 3))
     failed = [r.get("name") for r in rows if not r.get("ok")]
     why = f"failed: {', '.join(map(str, failed))}" if failed else "every constraint met"
     css = "verdict valid" if result == "VALID" else "verdict invalid"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from agentic_bench.metrics.percentiles import percentile
@@ -133,13 +134,29 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "group"
 
 
+def inline_iou_figure(acc: dict[str, Any] | None) -> str:
+    """How MLPerf's per-turn inline IoU scores spread (Agentic Edge performance phase)."""
+    inline = (acc or {}).get("inline") if isinstance(acc, dict) else None
+    hist = ((inline or {}).get("distribution") or {}).get("histogram") or {}
+    edges, counts = hist.get("edges") or [], hist.get("counts") or []
+    if not counts or len(edges) != len(counts) + 1:
+        return ""
+    names = [f"{lo:.1f}–{hi:.1f}" for lo, hi in pairwise(edges)]
+    title = "Inline IoU per MLPerf turn (request)"
+    svg = hbar_chart(names, [Bars("turns", [float(c) for c in counts])], label=title,
+                     x_label="turns")
+    score = inline.get("score") if inline else None
+    note = f"<p>mean {score:.4f} over {sum(counts)} scored turns</p>" if score is not None else ""
+    return figure("plot-inline-iou", title, svg + note)
+
+
 def accuracy_figures(acc: dict[str, Any] | None) -> str:
     groups = rd.accuracy_groups(acc)
     if not groups:
         msg = ("no data: this run has no accuracy scoring" if not acc
                else "no per-category or per-subset breakdown in this run's accuracy")
         return figure("plot-accuracy", "Accuracy breakdown", no_data(msg))
-    out = []
+    out = [inline_iou_figure(acc)]
     for path, rows in groups:
         percent = all(0.0 <= v <= 1.0 for _, v in rows)
         title = f"Accuracy by {path.replace('.', ' / ')}"

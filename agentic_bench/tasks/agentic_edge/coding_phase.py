@@ -21,7 +21,9 @@ issued does not count that turn (395-400).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field, replace
+from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.replay.session import SessionOutcome, SessionTicket
@@ -41,6 +43,7 @@ class CodingPhase:
 
     conversations: dict[str, Conversation] = field(default_factory=dict)
     turn_timeout_s: float = TURN_TIMEOUT_S
+    tool_delays: bool = False  # wait each tool row's recorded delay (MLPerf: off)
 
 
 def as_session(conversation: Conversation) -> Session:
@@ -70,8 +73,11 @@ def _score_record(ticket: SessionTicket, row: ClientRow, *, issued: bool, answer
 
 
 async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation: Conversation,
-                           turn_timeout_s: float = TURN_TIMEOUT_S) -> SessionOutcome:
-    """Issue every client row of one conversation in order; score each reply inline."""
+                           turn_timeout_s: float = TURN_TIMEOUT_S,
+                           tool_delays: bool = False) -> SessionOutcome:
+    """Issue every client row of one conversation in order; score each reply inline.
+    ``tool_delays``: wait a tool row's recorded ``delay_seconds`` before issuing it (MLPerf's
+    ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage."""
     turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
                            replace(ctx.options, request_timeout_s=turn_timeout_s))
     rec = SessionRecorder(turn_ctx, ticket)
@@ -87,6 +93,12 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
                                    reason=aborted))
             rec.turn_ok = False
             continue
+        if tool_delays and row.role == "tool" and row.delay_s > 0:
+            t0 = perf_counter_ns()
+            await asyncio.sleep(row.delay_s)
+            rec.stage("tool", max(user_turn, 0), step, t0, perf_counter_ns(),
+                      executed="recorded delay", mlperf_turn=row.turn)
+            step += 1
         body = request_body(row)
         result = await rec.llm(body, max(user_turn, 0), step, mlperf_turn=row.turn,
                                conversation_id=row.conversation_id)

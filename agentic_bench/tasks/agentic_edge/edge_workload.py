@@ -9,6 +9,7 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.load.runner import SessionSource
 from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_session
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
+from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
 from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
@@ -74,6 +75,9 @@ def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
         info["performance_sessions"] = len(chosen)
         info["performance_requests"] = sum(len(c.rows) for c in chosen)
         info["turn_timeout_s"] = items.coding.turn_timeout_s
+        items.coding.tool_delays = bool(getattr(args, "tool_delays", False))
+        if items.coding.tool_delays:
+            info["tool_delays"] = True
         return [as_session(c) for c in chosen], True
     from agentic_bench.errors import UsageError
     from agentic_bench.trace.importers import foreign_format_hint
@@ -123,4 +127,5 @@ def build_workload(args: argparse.Namespace) -> Workload:
         info=info,
         # --resume compares what was run, not how the departures are worded
         identity={k: v for k, v in info.items() if k != "mlperf"},
+        write_artifacts=write_artifacts,
     )

@@ -71,7 +71,8 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
                                        items.agent)
             if sid in items.coding.conversations:
                 return await run_conversation(perf_ctx, ticket, items.coding.conversations[sid],
-                                              items.coding.turn_timeout_s)
+                                              items.coding.turn_timeout_s,
+                                              items.coding.tool_delays)
             return await replayer.run(ticket)
 
         return execute

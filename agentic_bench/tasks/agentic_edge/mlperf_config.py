@@ -45,6 +45,8 @@ def _performance_departures(args: argparse.Namespace, mlcommons_trace: bool) -> 
     out = []
     if args.perf_sessions is not None or args.quick:
         out.append("a subset of the performance conversations (MLPerf: every conversation once)")
+    if getattr(args, "tool_delays", False):
+        out.append("recorded tool delays injected (MLPerf: inject_tool_delay off)")
     timeout = getattr(args, "turn_timeout", None)
     if timeout is not None and timeout != TURN_TIMEOUT_S:
         out.append(f"turn timeout {timeout} s (MLPerf: {TURN_TIMEOUT_S:g} s)")

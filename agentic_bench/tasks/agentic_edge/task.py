@@ -41,9 +41,15 @@ class AgenticEdgeTask:
         g.add_argument("--multi-turn-samples", type=int, default=0, metavar="N",
                        help="multi-turn closed-loop samples (spread over the 4 subsets)")
         g.add_argument("--perf-trace", type=Path, default=DEFAULT_TRACE,
-                       help="recorded trajectories for performance mode")
+                       help="performance-phase data: MLCommons' agentic JSONL (MLPerf's "
+                       "agentic_coding_2.5h.jsonl, recognised automatically) or a native trace "
+                       "(default: our recorded BFCL multi-turn trajectories)")
         g.add_argument("--perf-sessions", type=int, metavar="N",
                        help="performance sessions (default: the whole trace)")
+        g.add_argument("--tool-delays", action="store_true",
+                       help="MLCommons coding conversations: wait each tool row's recorded "
+                       "delay_seconds before issuing it (MLPerf's inject_tool_delay; off in "
+                       "its reference run)")
         g.add_argument("--accuracy-target", type=float, metavar="X",
                        help="overall-accuracy gate as a fraction, for another model (default: "
                        "MLPerf's gates, overall >= 83.6431 and normalized >= 85.3212 percent, "

@@ -165,3 +165,16 @@ def test_edge_cases_render_well_formed_svg(synth) -> None:
         for pid in PLOT_IDS:
             fig = page.figures[pid]
             assert fig["marks"] > 0 or fig["no_data"].strip(), (name, pid, fig)
+
+
+def test_gate_rows_show_the_limit_as_compared_and_their_rule(synth) -> None:
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    summary["constraints"].append({"name": "bfcl_overall_accuracy", "value": 83.64,
+                                   "limit": 86.23 * 0.97, "op": ">=", "ok": False,
+                                   "rule": "MLPerf v6.1 Edge Agentic"})
+    html = render_report(summary, records)
+    table = html[html.index('id="table-constraints"'):]
+    table = table[:table.index("</table>")]
+    assert ">83.6431<" in table and ">83.64<" in table  # never 83.64 against 83.64
+    assert "MLPerf v6.1 Edge Agentic" in table
