@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agentic_bench.errors import ConfigError
 
@@ -18,11 +19,23 @@ def normalize_base_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{path}"
 
 
-def redact_url(url: str) -> str:
-    """Drop user:password from a URL before it is logged or stored."""
+# query parameters whose values are credentials (compared lower-case, "-" read as "_"); a
+# superset of the reference's rule (mlcommons/endpoints config/schema.py 1470-1499)
+SECRET_QUERY_KEYS = re.compile(
+    r"^(api_?key|key|access_token|auth|authorization|auth_token|token|password|sig|signature)$"
+    r"|(_key|_token|_password)$|secret")
+
+
+def redact_url(url: str, marker: str = "***") -> str:
+    """A URL safe to log or store: user:password and the values of credential-like query
+    parameters (``api_key``, ``token``, ``sig``, ...) replaced by ``marker``."""
     parts = urlsplit(url)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-        return parts._replace(netloc=f"***@{host}{port}").geturl()
-    return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{marker}@{netloc.rsplit('@', 1)[1]}"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    secret = [SECRET_QUERY_KEYS.search(k.strip().lower().replace("-", "_")) is not None
+              for k, _ in pairs]
+    query = (urlencode([(k, marker if s else v) for (k, v), s in zip(pairs, secret, strict=True)],
+                       safe="*") if any(secret) else parts.query)
+    return urlunsplit(parts._replace(netloc=netloc, query=query))

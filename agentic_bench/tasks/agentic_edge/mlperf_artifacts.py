@@ -50,10 +50,11 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from agentic_bench.tasks.agentic_edge.data import SUBSET_CATEGORY
 from agentic_bench.tasks.agentic_edge.gates import reported
+from agentic_bench.transport.url import redact_url as redact_endpoint
 
 BFCL_NAME = "bfcl_v4::function_calling"
 PERCENTILES = (99.9, 99.0, 97.0, 95.0, 90.0, 80.0, 75.0, 50.0, 25.0, 10.0, 5.0, 1.0)
@@ -62,8 +63,6 @@ FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_ca
 BFCL_GENERATE_PARAMS = {"categories": ["non_live", "live", "hallucination"],
                         "category_sample_pct": {"non_live": 62, "live": 10, "hallucination": 10},
                         "subset_floor": 25}
-_SECRET = re.compile(r"^(api_key|access_token|authorization|auth_token|password|token)$"
-                     r"|(_key|_token|_password)$|secret")
 
 
 def _steps(records: list[dict[str, Any]], phase: str) -> list[dict[str, Any]]:
@@ -237,17 +236,10 @@ def bfcl_entry(acc: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, 
 
 
 def redact_url(url: str) -> str:
-    """``config/schema.py`` 1470-1499: userinfo and secret-named query values redacted."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "<redacted>@" + netloc.rsplit("@", 1)[1]
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    secret = [_SECRET.search(k.strip().lower().replace("-", "_")) is not None for k, _ in pairs]
-    query = urlencode([(k, "<redacted>" if s else v) for (k, v), s in zip(pairs, secret,
-                                                                          strict=True)])
-    return urlunsplit(parts._replace(netloc=netloc, path=re.sub(r"/v1/?$", "", parts.path),
-                                     query=query if any(secret) else parts.query))
+    """``config/schema.py`` 1470-1499: userinfo and secret query values redacted (our one
+    redaction, :func:`agentic_bench.transport.url.redact_url`), and no ``/v1``."""
+    parts = urlsplit(redact_endpoint(url, marker="<redacted>"))
+    return urlunsplit(parts._replace(path=re.sub(r"/v1/?$", "", parts.path)))
 
 
 def build_config(summary: dict[str, Any]) -> dict[str, Any]:

@@ -67,12 +67,17 @@ def scoring_text(content: str, tool_calls: list[dict[str, Any]], reasoning: str 
     return (reasoning or "") + (content or "")
 
 
-def _tool_call_json(text: str) -> list[Call] | None:
+def _json_list(text: str) -> list[Any] | None:
     try:
         data = json.loads(text)
     except (ValueError, TypeError):
         return None
-    if not isinstance(data, list):
+    return data if isinstance(data, list) else None
+
+
+def _tool_call_json(text: str) -> list[Call] | None:
+    data = _json_list(text)
+    if data is None:
         return None
     calls: list[Call] = []
     for item in data:
@@ -95,11 +100,8 @@ def has_structured_calls(text: str) -> bool:
 
 
 def _function_array(text: str) -> list[Call] | None:
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError):
-        return None
-    if not isinstance(data, list):
+    data = _json_list(text)
+    if data is None:
         return None
     calls: list[Call] = []
     for item in data:

@@ -29,11 +29,7 @@ SYSTEM = ("You are a helpful assistant that can interact with a computer shell t
 
 
 def fixture_path() -> Path:
-    for path in (REPO / "tests" / "data" / "mlcommons_edge" / NAME,
-                 REPO.parent / "shared" / "fixtures" / "mlcommons-edge-agentic" / NAME):
-        if path.is_file():
-            return path
-    pytest.skip(f"{NAME} is in neither tests/data/mlcommons_edge/ nor ../shared/fixtures/")
+    return REPO / "tests" / "data" / "mlcommons_edge" / NAME  # in the repo (NOTICE.md there)
 
 
 def raw_rows() -> list[dict[str, Any]]:
