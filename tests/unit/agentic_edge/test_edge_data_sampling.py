@@ -6,6 +6,7 @@ import importlib.util
 from collections import Counter
 
 import pytest
+from mlperf_selection import reference_selection
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.tasks.agentic_edge import (
@@ -75,47 +76,8 @@ def test_default_sampling_is_mlperf_995() -> None:
     assert len({s.id for s in chosen}) == 995
 
 
-def _reference_selection() -> list[str]:
-    """MLPerf's selection, transcribed from mlcommons/endpoints ea332753
-    ``src/inference_endpoint/dataset_manager/predefined/bfcl_v4/__init__.py`` and recomputed
-    here from the bfcl-eval package files alone (none of our loader or sampling code):
-
-    * 308-313: every single-turn subset file ``BFCL_v4_<subset>.json`` read in file order;
-    * 330 and the config (``online_edge_full_run.yaml``: categories non_live, live,
-      hallucination): only those categories' subsets;
-    * 353: ``df.groupby("subset")`` — pandas sorts the group keys: lexicographic order;
-    * 358-364: ``n = total`` when ``total <= subset_floor`` (25), else
-      ``max(1, int(total * pct / 100))`` with the category's pct (62 / 10 / 10);
-      ``group.head(n)``: the first n rows;
-    * ``load_generator/sample_order.py`` 95-110: accuracy samples issued sequentially.
-    """
-    import importlib.util
-    import json as _json
-    from pathlib import Path as _Path
-
-    spec = importlib.util.find_spec("bfcl_eval")
-    assert spec is not None and spec.submodule_search_locations
-    data = _Path(next(iter(spec.submodule_search_locations))) / "data"
-    pct = {"non_live": 62, "live": 10, "hallucination": 10}
-    category = {
-        "simple_python": "non_live", "simple_java": "non_live", "simple_javascript": "non_live",
-        "multiple": "non_live", "parallel": "non_live", "parallel_multiple": "non_live",
-        "live_simple": "live", "live_multiple": "live", "live_parallel": "live",
-        "live_parallel_multiple": "live", "irrelevance": "hallucination",
-        "live_irrelevance": "hallucination",
-    }
-    ids: list[str] = []
-    for subset in sorted(category):
-        lines = (data / f"BFCL_v4_{subset}.json").read_text(encoding="utf-8").splitlines()
-        rows = [_json.loads(line)["id"] for line in lines if line.strip()]
-        total = len(rows)
-        n = total if total <= 25 else max(1, int(total * pct[category[subset]] / 100))
-        ids.extend(rows[:n])
-    return ids
-
-
 def test_default_selection_is_exactly_mlperfs_995_ids_in_issue_order() -> None:
-    expected = _reference_selection()
+    expected = reference_selection()
     assert len(expected) == 995
     assert [s.id for s in sample_single_turn()] == expected
     assert expected[0] == "irrelevance_0" and expected[-1].startswith("simple_python_")
@@ -125,9 +87,9 @@ def test_random_selection_is_seeded_not_mlperf_and_keeps_file_order() -> None:
     first = [s.id for s in sample_single_turn(selection="random")]
     assert first == [s.id for s in sample_single_turn(selection="random", seed=42)]
     assert first != [s.id for s in sample_single_turn(selection="random", seed=7)]
-    assert len(first) == 995 and set(first) != set(_reference_selection())
+    assert len(first) == 995 and set(first) != set(reference_selection())
     # shares 501 ids with MLPerf's (the figure of issue #19), subsets in BFCL's category order
-    assert len(set(first) & set(_reference_selection())) == 501
+    assert len(set(first) & set(reference_selection())) == 501
     assert first[0].startswith("simple_python_")
     assert [s.id for s in sample_single_turn() if s.subset == "multiple"] == [
         f"multiple_{i}" for i in range(124)

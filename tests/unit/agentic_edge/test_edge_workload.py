@@ -143,3 +143,14 @@ def test_text_answers_are_kept_as_an_excerpt_in_the_sample_record() -> None:
         assert len(r["answer_excerpt"]) == ANSWER_EXCERPT
         if not r["bfcl_valid"]:
             assert r["bfcl_error"]
+
+
+def test_the_default_accuracy_run_issues_mlperfs_995_ids_in_order() -> None:
+    from mlperf_selection import reference_selection
+
+    ns = args(quick=False, samples=None, accuracy_target=None)
+    workload = build_workload(ns)
+    issued = [workload.source(i).session_id for i in range(workload.source.size)]
+    assert issued == reference_selection()
+    assert workload.info["mlperf"]["departures"] == [
+        "no performance phase (MLPerf: the coding conversations first)"]
