@@ -208,3 +208,20 @@ def test_resume_retry_errors_reasks_the_failed_sessions(sim_factory, trace_facto
     assert s2["resumed_sessions"] == 20 - errors
     recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert all(r.get("status") != "error" for r in recs)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--scenario", "server", "--rate", "-1"), "--rate -1: must be > 0"),
+    (("--rate", "-1"), "--rate -1: must be > 0"),
+    (("--rate", "2"), "--rate applies to --scenario server only"),
+    (("--scenario", "concurrency", "--concurrency", "0"), "--concurrency 0: must be ≥ 1"),
+])
+def test_bad_load_options_fail_before_the_endpoint_is_contacted(
+        cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    # nothing listens there: contacting it first would fail with "cannot reach", not the option
+    url = f"http://127.0.0.1:{unused_port()}/v1"
+    out = tmp_path / "run"
+    res = cli("replay", "traces/sample.jsonl", "--endpoint", url, *args, "--out", str(out))
+    assert res.returncode == 2 and needle in res.stderr, res.stderr
+    assert "cannot reach" not in res.stderr
+    assert not out.exists()  # no records.jsonl whose report would read VALID over nothing
