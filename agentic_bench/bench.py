@@ -31,6 +31,7 @@ from agentic_bench.replay.session import RecordSink, ReplayOptions
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.url import redact_url
 from agentic_bench.workload import ExecContext, Workload
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class RunConfig:
     out: Path | None = None
     resume: bool = False
     retry_errors: bool = False  # with resume: sessions that ended in error run again
+    overwrite: bool = False  # an --out that holds a run: move that run aside and start anew
     quiet: bool = False
     workers: int = 1
     ray_address: str | None = None
@@ -57,7 +59,7 @@ class RunConfig:
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""
         return {
-            "endpoint": self.endpoint if "@" not in self.endpoint else "<redacted>",
+            "endpoint": redact_url(self.endpoint),
             "model": self.model, "api_key_env": self.api_key_env,
             "load": asdict(self.load),
             "history": self.options.history, "think_time": str(self.options.think),
@@ -68,6 +70,24 @@ class RunConfig:
             "retries": self.options.retries,
             "loadgen": self.loadgen.public() if self.loadgen is not None else None,
         }
+
+
+def claim_out(out: Path, *, resume: bool, overwrite: bool) -> None:
+    """Refuse an output folder that already holds a run, unless it is resumed, or replaced
+    with ``--overwrite`` (its entries then move to ``replaced-<time>/`` inside it: nothing of
+    the earlier run is deleted, and nothing of it mixes into the new one)."""
+    records = out / "records.jsonl"
+    if resume or not records.exists():
+        return
+    if not overwrite:
+        raise ConfigError(f"{out} already holds a run ({records.name}); pass --resume {out} "
+                          "to continue it, --overwrite to move it aside and start anew, or "
+                          "another --out")
+    aside = out / f"replaced-{dt.datetime.now().strftime('%Y%m%d-%H%M%S-%f')}"
+    aside.mkdir()
+    for entry in list(out.iterdir()):
+        if entry != aside and not entry.name.startswith("replaced-"):
+            entry.rename(aside / entry.name)
 
 
 def default_out(name: str) -> Path:
@@ -107,6 +127,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     slos = {**workload.default_slos, **config.slos}
     config.options.overrides = {**workload.default_overrides, **config.options.overrides}
     spec = config.load.check() if config.loadgen is None else config.load
+    claim_out(out, resume=config.resume, overwrite=config.overwrite)
     streams = max(1, spec.concurrency or 1)
     if config.loadgen is not None and not spec.concurrency:
         streams = min(workload.source.size, 64)

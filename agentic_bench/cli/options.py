@@ -85,6 +85,10 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
     g.add_argument("--resume", type=Path, metavar="DIR",
                    help="continue an interrupted run in DIR (same options): sessions already "
                    "complete are skipped and the summary covers the whole run")
+    g.add_argument("--overwrite", action="store_true",
+                   help="--out already holds a run: move its files into DIR/replaced-<time>/ "
+                   "and start anew (without it such a folder is refused, so two runs never "
+                   "mix)")
     g.add_argument("--retry-errors", action="store_true",
                    help="with --resume: also run again the sessions that ended in an error "
                    "(their old records are kept in records.before-resume-N.jsonl)")
@@ -147,7 +151,7 @@ def run_config(args: argparse.Namespace) -> Any:
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
-                     retry_errors=retry_errors,
+                     retry_errors=retry_errors, overwrite=bool(getattr(args, "overwrite", False)),
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
                      workers_per_node=args.workers_per_node, loadgen=loadgen)
 

@@ -225,3 +225,24 @@ def test_bad_load_options_fail_before_the_endpoint_is_contacted(
     assert res.returncode == 2 and needle in res.stderr, res.stderr
     assert "cannot reach" not in res.stderr
     assert not out.exists()  # no records.jsonl whose report would read VALID over nothing
+
+
+def test_a_second_run_never_mixes_into_a_folder_that_holds_one(cli, sim_factory,
+                                                                 tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "1", "--itl-ms", "0", "--output-tokens", "2")
+    out = tmp_path / "run"
+    base = ("replay", "traces/sample.jsonl", "--endpoint", sim.url, "--out", str(out),
+            "--quiet")
+    assert cli(*base).returncode == 0
+    first = (out / "records.jsonl").read_text()
+    res = cli(*base)
+    assert res.returncode == 2 and "already holds a run" in res.stderr, res.stderr
+    assert (out / "records.jsonl").read_text() == first  # untouched
+    assert cli(*base, "--overwrite").returncode == 0
+    aside = [p for p in out.iterdir() if p.name.startswith("replaced-")]
+    assert len(aside) == 1 and (aside[0] / "records.jsonl").read_text() == first
+    runs = [line for line in (out / "records.jsonl").open() if '"type": "run"' in line
+            or '"type":"run"' in line]
+    assert len(runs) == 1
+    report = cli("report", str(out))
+    assert report.returncode == 0, report.stderr
