@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,9 +78,14 @@ async def open_endpoint(
         from agentic_bench.endpoint.llama_server import LlamaServer
 
         server = LlamaServer(log_path=server_log, append_log=True)
+        print("endpoint: starting the embedded llama.cpp server (packaged SmolLM2-135M, "
+              f"{server.n_threads} threads); pass --endpoint URL to measure your own server",
+              file=sys.stderr, flush=True)
         await asyncio.to_thread(server.start)
         server.supervise()  # a crashed server comes back on the same port; the run goes on
         url = server.base_url
+        print(f"endpoint: embedded server ready at {url} in {server.start_seconds or 0:.1f} s"
+              + (f" (log: {server_log})" if server_log else ""), file=sys.stderr, flush=True)
     try:
         client = make_chat_client(url, api_key if server is None else None,
                                   max_connections=max_connections, timeout_s=request_timeout_s)

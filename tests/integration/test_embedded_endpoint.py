@@ -255,3 +255,14 @@ def test_a_crashed_server_is_restarted_and_serves_again() -> None:
         assert srv.pid != first
         again = chat(srv.base_url, HELLO)
         assert again.error is None and again.output_tokens and again.output_tokens > 0
+
+
+def test_a_run_without_endpoint_says_it_starts_the_bundled_model(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = subprocess.run([sys.executable, "-m", "agentic_bench", "replay",
+                          str(ROOT / "traces" / "sample.jsonl"), "--sessions", "1",
+                          "--max-tokens", "4", "--out", str(out), "--quiet"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert res.returncode in (0, 3), res.stderr
+    assert "starting the embedded llama.cpp server" in res.stderr
+    assert "pass --endpoint URL" in res.stderr and (out / "server.log").stat().st_size > 0
