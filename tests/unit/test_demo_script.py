@@ -24,7 +24,8 @@ name=$2; out=""
 while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
 var="RC_${name//-/_}"; rc=${!var:-0}
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then
-    mkdir -p "$out"; echo '{}' > "$out/summary.json"; echo "Result is : INVALID" > "$out/summary.txt"
+    mkdir -p "$out"; echo '{}' > "$out/summary.json"
+    echo "Result is : INVALID" > "$out/summary.txt"
 fi
 exit "$rc"
 """

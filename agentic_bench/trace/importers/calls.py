@@ -84,13 +84,13 @@ class SessionBuilder:
         by_id = {c.get("id"): c for c in self._calls if c.get("id")}
         for i, msg in enumerate(tail):
             call = by_id.get(msg.get("tool_call_id"))
-            if call is None:
+            if call is None:  # paired by position (a teacher-forced client's ids differ)
                 call = self._calls[i] if i < len(self._calls) else {
                     "name": str(msg.get("name") or "unknown_tool"), "arguments": {}}
             step = {"kind": "tool", "name": call["name"], "arguments": call["arguments"],
                     "result": text_of(msg.get("content")), "duration_ms": gap_ns / 1e6 / len(tail)}
-            if msg.get("tool_call_id"):
-                step["call_id"] = str(msg["tool_call_id"])
+            if call.get("id"):  # the id of the call it answers: the trace stays consistent
+                step["call_id"] = str(call["id"])
             self.turns[-1]["steps"].append(step)
 
     def tool(self, start_ns: int, end_ns: int, name: str, call_id: Any,
@@ -98,7 +98,7 @@ class SessionBuilder:
         if not self.turns:
             self.dropped += 1
             return
-        if not call_id:
+        if not call_id or call_id not in {c.get("id") for c in self._calls}:
             call_id = next((c.get("id") for c in self._calls if c["name"] == name), None)
         step: dict[str, Any] = {"kind": "tool", "name": name, "arguments": arguments,
                                 "result": result, "duration_ms": (end_ns - start_ns) / 1e6}
