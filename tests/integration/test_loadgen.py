@@ -137,15 +137,14 @@ def test_accuracy_mode_writes_the_accuracy_log(sim_factory: Any, trace_factory: 
     assert s["loadgen"]["accuracy"]["logged_samples"] == 6
 
 
-def _has_loadgen_flags(cli: Any) -> bool:
+def _assert_loadgen_flags(cli: Any) -> None:
     res = cli("replay", "--help")
-    return "--loadgen" in res.stdout
+    assert "--loadgen" in res.stdout, "the CLI lost its --loadgen flags (docs/loadgen.md)"
 
 
 def test_cli_replay_offline(sim_factory: Any, trace_factory: Any, cli: Any,
                             tmp_path: Path) -> None:
-    if not _has_loadgen_flags(cli):
-        pytest.skip("CLI has no --loadgen flags yet (see docs/loadgen.md)")
+    _assert_loadgen_flags(cli)
     sim = sim_factory(*SIM)
     out = tmp_path / "cli"
     res = cli("replay", str(trace_factory(6)), "--endpoint", sim.url, "--loadgen", "mlperf",
@@ -159,8 +158,7 @@ def test_cli_replay_offline(sim_factory: Any, trace_factory: Any, cli: Any,
 
 def test_cli_agentic_edge_offline(sim_factory: Any, cli: Any, tmp_path: Path) -> None:
     pytest.importorskip("bfcl_eval")
-    if not _has_loadgen_flags(cli):
-        pytest.skip("CLI has no --loadgen flags yet (see docs/loadgen.md)")
+    _assert_loadgen_flags(cli)
     sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
     out = tmp_path / "edge"
     res = cli("run", "agentic-edge", "--quick", "--endpoint", sim.url, "--loadgen", "mlperf",

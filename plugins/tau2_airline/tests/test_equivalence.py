@@ -53,7 +53,8 @@ def test_user_scenarios_match_tau2(mine: dict, reference: dict) -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("loguru") is None
                     or importlib.util.find_spec("docstring_parser") is None,
-                    reason="tau2's own dependencies are not installed here")
+                    reason="tau2's own dependencies are not installed (pip install -e '.[dev]', "
+                    "which `make test` does)")
 def test_live_against_tau2_code(mine: dict) -> None:  # pragma: no cover
     from tau2_airline_bench.verify import tau2_own
 
