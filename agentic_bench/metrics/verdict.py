@@ -5,7 +5,8 @@ SLO keys (``--slo KEY=VALUE``, or a benchmark's defaults):
 ``min_sessions`` (lower limits), ``accuracy`` (lower limit on the task's headline accuracy).
 Always checked: the run completed, and no turn is missing. A task may add its own accuracy
 gates (``accuracy["gates"]``: rows with name, value, limit, op, ok and the rule they come from,
-e.g. MLPerf's Edge Agentic gate); each becomes a constraint row.
+e.g. MLPerf's Edge Agentic gate); each becomes a constraint row. A run issued by MLPerf LoadGen
+also carries LoadGen's own verdict as the row ``loadgen_result``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
         value = (summary.get("accuracy") or {}).get("headline")
         rows.append(_c("accuracy", value, slos["accuracy"], ">=",
                        value is not None and value >= slos["accuracy"]))
+    loadgen = summary.get("loadgen")
+    if isinstance(loadgen, dict) and loadgen.get("result") is not None:  # LoadGen's own verdict
+        rows.append({**_c("loadgen_result", loadgen["result"], "VALID", "==",
+                          loadgen["result"] == "VALID"),
+                     "rule": "MLPerf LoadGen's verdict (mlperf_log_summary.txt)"
+                     + (f": {loadgen['invalid_reason']}" if loadgen.get("invalid_reason")
+                        else "")})
     for gate in (summary.get("accuracy") or {}).get("gates") or []:  # a task's own gates
         rows.append({**_c(gate["name"], gate["value"], gate["limit"], gate["op"], gate["ok"]),
                      **({"rule": gate["rule"]} if gate.get("rule") else {})})

@@ -87,3 +87,17 @@ def test_parse_slos() -> None:
         parse_slos(["bogus=1"])
     with pytest.raises(ConfigError):
         parse_slos(["ttft_p99_ms=fast"])
+
+
+def test_loadgen_invalid_verdict_makes_the_run_invalid() -> None:
+    from agentic_bench.metrics.verdict import evaluate
+
+    base = {"complete": True, "counts": {"missing_turns": 0}, "latency_ms": {},
+            "duration_s": 1.0, "accuracy": None}
+    rows = evaluate({**base, "loadgen": {"result": "INVALID",
+                                         "invalid_reason": "min duration not met"}}, {})
+    row = next(r for r in rows if r["name"] == "loadgen_result")
+    assert row["ok"] is False and "min duration not met" in row["rule"]
+    rows = evaluate({**base, "loadgen": {"result": "VALID"}}, {})
+    assert all(r["ok"] for r in rows)
+    assert not [r for r in evaluate(base, {}) if r["name"] == "loadgen_result"]
