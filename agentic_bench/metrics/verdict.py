@@ -89,3 +89,16 @@ def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any
         if tpot is not None and r.get("tpot_ms") is not None and r["tpot_ms"] > tpot:
             return False
     return not (turn is not None and any(t["latency_ms"] > turn for t in turns))
+
+
+ALWAYS = ("complete", "missing_turns")
+
+
+def unconstrained(constraints: list[dict[str, Any]]) -> bool:
+    """True when no latency, accuracy or other limit was checked: VALID then means only that
+    the run completed with no missing turn."""
+    return all(row["name"] in ALWAYS for row in constraints)
+
+
+UNCONSTRAINED_NOTE = ("no latency or accuracy constraint was set: VALID means only that the run "
+                      "completed with no missing turn (add --slo ttft_p99_ms=...,accuracy=...)")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
 from agentic_bench.reporting.svg_axes import esc, fmt_num
@@ -85,6 +86,8 @@ def verdict_section(summary: dict[str, Any]) -> str:
     failed = [r.get("name") for r in rows if not r.get("ok")]
     why = f"failed: {', '.join(map(str, failed))}" if failed else "every constraint met"
     css = "verdict valid" if result == "VALID" else "verdict invalid"
+    if result == "VALID" and rows and unconstrained(rows):
+        css, why = "verdict unconstrained", UNCONSTRAINED_NOTE
     return (f'<section id="section-verdict" class="{css}"><div class="big" id="verdict">'
             f"{esc(result)}</div><div>complete: {esc(summary.get('complete'))} "
             f"({esc(summary.get('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")

@@ -42,6 +42,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict { border-radius: 8px; padding: 14px 18px; color: #fff; }
 .verdict.valid { background: #2e7d32; }
 .verdict.invalid { background: #c62828; }
+.verdict.unconstrained { background: #5f6b7a; }
 .verdict .big { font-size: 26px; font-weight: 700; letter-spacing: 1px; }
 .verdict table { background: #fff; color: #222; border-radius: 4px; margin-top: 10px; }
 tr.fail td { background: #fdecea; }

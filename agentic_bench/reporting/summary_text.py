@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.metrics.host_cpu import describe_host_cpu
+from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -13,6 +14,18 @@ def _fmt(value: Any, unit: str = "") -> str:
     if isinstance(value, float):
         return f"{value:,.2f}{unit}"
     return f"{value}{unit}"
+
+
+def _load_line(scenario: dict[str, Any]) -> str:
+    """The scenario with the settings that shaped the load (rate, concurrency, limits)."""
+    parts = [str(scenario.get("scenario", "-"))]
+    for key, label in (("rate", "rate {} sessions/s"), ("concurrency", "concurrency {}"),
+                       ("sessions", "{} sessions"), ("duration_s", "duration {} s"),
+                       ("max_errors", "max errors {}")):
+        if scenario.get(key) is not None:
+            parts.append(label.format(f"{scenario[key]:g}" if isinstance(scenario[key], float)
+                                      else scenario[key]))
+    return ", ".join(parts)
 
 
 def _exact(value: Any) -> str:
@@ -92,10 +105,12 @@ def render_text(summary: dict[str, Any]) -> str:
         "agentic-bench results summary",
         "================================================",
         f"Benchmark : {summary['benchmark']}",
-        f"Scenario  : {summary.get('scenario', {}).get('scenario', '-')}",
+        f"Scenario  : {_load_line(summary.get('scenario') or {})}",
         f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
         f"Result is : {summary['result']}",
+        *([f"            ({UNCONSTRAINED_NOTE})"] if unconstrained(summary["constraints"])
+          else []),
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf")),
         f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
         f"Duration  : {summary['duration_s']:.2f} s",

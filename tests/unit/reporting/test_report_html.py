@@ -178,3 +178,29 @@ def test_gate_rows_show_the_limit_as_compared_and_their_rule(synth) -> None:
     table = table[:table.index("</table>")]
     assert ">83.6431<" in table and ">83.64<" in table  # never 83.64 against 83.64
     assert "MLPerf v6.1 Edge Agentic" in table
+
+
+def test_a_valid_run_without_any_limit_says_so_instead_of_a_green_banner(synth) -> None:
+    from agentic_bench.reporting.summary_text import render_text
+
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    assert summary["result"] == "VALID"
+    assert {r["name"] for r in summary["constraints"]} == {"complete", "missing_turns"}
+    html = render_report(summary, records)
+    assert 'class="verdict unconstrained"' in html and "no latency or accuracy constraint" in html
+    assert "no latency or accuracy constraint was set" in render_text(summary)
+    limited = synth.make_summary(records, slos={"ttft_p99_ms": 1e9})
+    assert 'class="verdict valid"' in render_report(limited, records)
+    assert "no latency or accuracy constraint" not in render_text(limited)
+
+
+def test_summary_text_shows_the_load_settings(synth) -> None:
+    from agentic_bench.reporting.summary_text import render_text
+
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    summary["scenario"] = {"scenario": "server", "rate": 4.0, "concurrency": 16,
+                           "sessions": None, "duration_s": 60.0, "max_errors": None}
+    assert "Scenario  : server, rate 4 sessions/s, concurrency 16, duration 60 s" in \
+        render_text(summary)
