@@ -1,8 +1,9 @@
 """``report.html``: one self-contained page per run (inline CSS and SVG; no scripts, no network).
 
-Sections (stable ids), in order: ``section-verdict`` (banner + ``table-constraints``),
-``section-summary``, ``section-config``, ``section-latency`` (CDFs), ``section-requests``,
-``section-breakdown``, ``section-load``, ``section-accuracy``, ``section-errors``; every plot is a
+Sections (stable ids), in order — the figures first, the configuration last:
+``section-verdict`` (banner + ``table-constraints``), ``section-summary``, ``section-accuracy``,
+``section-latency`` (CDFs), ``section-requests``, ``section-breakdown``, ``section-load``,
+``section-errors``, ``section-config``; every plot is a
 ``<figure id="plot-...">`` holding an ``<svg>`` or a visible ``.no-data`` note.
 """
 
@@ -19,9 +20,9 @@ from agentic_bench.reporting.html_template import flatten, kv_table, page, secti
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 
 Record = dict[str, Any]
-SECTION_IDS = ("section-verdict", "section-summary", "section-config", "section-latency",
-               "section-requests", "section-breakdown", "section-load", "section-accuracy",
-               "section-errors")
+SECTION_IDS = ("section-verdict", "section-summary", "section-accuracy", "section-latency",
+               "section-requests", "section-breakdown", "section-load", "section-errors",
+               "section-config")
 PLOT_IDS = ("plot-ttft-cdf", "plot-itl-cdf", "plot-tpot-cdf", "plot-request-cdf",
             "plot-turn-cdf", "plot-session-cdf", "plot-ttft-vs-input", "plot-turn-by-index",
             "plot-stage-breakdown", "plot-kind-breakdown", "plot-throughput", "plot-inflight",
@@ -50,7 +51,7 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
         verdict_section(summary),
         summary_section(summary),
-        config_section(summary),
+        accuracy_section(summary.get("accuracy")),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),
         section("section-requests", "Requests and turns",
@@ -61,9 +62,9 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         section("section-load", "Load over time",
                 f'<div class="grid">{rf.throughput_figure(records)}'
                 f"{rf.inflight_figure(records)}</div>"),
-        accuracy_section(summary.get("accuracy")),
         section("section-errors", "Errors",
                 f'<div class="grid">{rf.error_figure(summary, records)}</div>'),
+        config_section(summary),
     ]
     return page(f"agentic-bench {bench}: {summary.get('result', '?')}", "".join(body))
 
