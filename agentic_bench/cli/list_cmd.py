@@ -22,7 +22,12 @@ TOOL_MODES = (
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("list", help="list benchmarks, scenarios, datasets and tool modes")
+    p = sub.add_parser(
+        "list", help="list benchmarks, scenarios, datasets and tool modes",
+        description="Print what this installation can run: the benchmarks (built-in and "
+        "plugins, with where each comes from), the load scenarios (ours and the one only "
+        "MLPerf LoadGen issues), the datasets and models with their pinned and installed "
+        "versions, agentic-edge's tool modes and the history policies. Takes no options.")
     p.set_defaults(func=main)
 
 
@@ -45,6 +50,8 @@ def main(args: argparse.Namespace) -> int:
     print("scenarios:")
     for name, text in SCENARIOS.items():
         print(f"  {name:<16} {text}")
+    print(f"  {'interactive':<16} with --loadgen mlperf only: LoadGen's Server scenario under "
+          "the model's interactive latency limits")
     print("datasets and models (offline, from pinned packages):")
     for name, dist, pinned, licence, used in DATASETS:
         print(f"  {name:<30} {dist}=={pinned} ({_installed(dist)}), {licence}; {used}")

@@ -13,7 +13,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "replay", help="replay a recorded trace (JSONL) under a load scenario",
         description="Replay a trace (one session per line) against an OpenAI-compatible endpoint "
         "and write records.jsonl, summary.json and summary.txt. The trace is validated first; "
-        "nothing is sent when it has a problem.")
+        "nothing is sent when it has a problem.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""examples:
+  agentic-bench replay traces/sample.jsonl --endpoint http://127.0.0.1:8000/v1
+  agentic-bench replay TRACE --endpoint URL --scenario server --rate 4 --duration 60 \\
+      --slo ttft_p99_ms=2000,tpot_p99_ms=200
+  agentic-bench replay TRACE --endpoint URL --scenario concurrency --concurrency 16
+  agentic-bench replay TRACE --endpoint URL --sweep concurrency=1,4,16
+  agentic-bench replay rec.jsonl --format auto --endpoint URL    # a foreign format
+  agentic-bench replay TRACE --resume results/replay-20261203-101500   # after Ctrl-C""")
     p.add_argument("trace", type=Path, help="trace file (JSONL, see docs/trace-format.md)")
     p.add_argument("--format", default="native", metavar="FORMAT",
                    help="native (default), auto, mlcommons-agentic, mooncake, otel-genai, "

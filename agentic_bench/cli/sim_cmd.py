@@ -10,16 +10,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "sim", help="run the latency simulator (an OpenAI-compatible server with known timings)",
         description="Serve /v1/chat/completions (streaming) and /v1/models with injected "
         "timings: first token after --ttft-ms, then one token every --itl-ms.")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8900, help="0 = pick a free port")
-    p.add_argument("--ttft-ms", type=float, default=100.0)
-    p.add_argument("--itl-ms", type=float, default=10.0)
-    p.add_argument("--output-tokens", type=int, default=64)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: loopback only)")
+    p.add_argument("--port", type=int, default=8900, help="port (default 8900; 0 = a free one)")
+    p.add_argument("--ttft-ms", type=float, default=100.0, metavar="MS",
+                   help="time from the complete request to the first token (default 100)")
+    p.add_argument("--itl-ms", type=float, default=10.0, metavar="MS",
+                   help="gap between consecutive tokens (default 10)")
+    p.add_argument("--output-tokens", type=int, default=64, metavar="N",
+                   help="tokens per reply, or the request's smaller max_tokens (default 64)")
     p.add_argument("--jitter", type=float, default=0.0, metavar="MS",
                    help="uniform ±MS added to each inter-token gap (seeded)")
     p.add_argument("--tool-call", metavar="NAME", help="stream a call to tool NAME instead of text")
     p.add_argument("--model", default="sim", help="model id to serve (default sim)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for --jitter and the fault draws (default 0)")
     p.add_argument("--replay-trace", metavar="FILE",
                    help="oracle mode: answer each request with the recorded reply that "
                    "followed its history in FILE (MLCommons agentic JSONL), streamed one "
@@ -30,10 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "a client's own timing error")
     p.add_argument("--api-key-env", metavar="VAR",
                    help="require 'Bearer $VAR' (to test key handling)")
-    faults = p.add_argument_group("faults (per-request probabilities)")
-    for name in ("fail", "hang", "disconnect", "malformed"):
-        faults.add_argument(f"--{name}-rate", type=float, default=0.0, metavar="P")
-    faults.add_argument("--slow-headers-ms", type=float, default=0.0, metavar="MS")
+    faults = p.add_argument_group("faults (per-request probabilities, for robustness tests)")
+    for name, what in (("fail", "answer HTTP 500"), ("hang", "send headers, then nothing"),
+                       ("disconnect", "drop the connection mid-stream"),
+                       ("malformed", "send a non-JSON chunk mid-stream")):
+        faults.add_argument(f"--{name}-rate", type=float, default=0.0, metavar="P",
+                            help=f"probability to {what} (default 0)")
+    faults.add_argument("--slow-headers-ms", type=float, default=0.0, metavar="MS",
+                        help="delay the response headers by MS (default 0)")
     p.set_defaults(func=main)
 
 

@@ -130,6 +130,12 @@ def validate_file(
         report.problems.append(TraceProblem(spath, 0, "", f"cannot open: {exc.strerror}"))
         return report
     with fh:
+        head = fh.read(8192)
+        if b"\x00" in head:  # one clear problem, not one per "line" of a binary file
+            report.problems.append(TraceProblem(
+                spath, 0, "", "a binary file (it holds NUL bytes), not a JSONL trace"))
+            return report
+        fh.seek(0)
         for raw in iter_raw_lines(fh, max_line_bytes):
             report.lines = raw.lineno
             session, problems = parse_line(raw, spath)

@@ -40,3 +40,10 @@ def test_matching_or_absent_call_ids_are_fine(tmp_path: Path) -> None:
     assert _problems(tmp_path, _session("c1")) == []
     assert _problems(tmp_path, _session(None)) == []  # paired by position on replay
     assert _problems(tmp_path, _session("c1", output_id=None)) != []  # no call has that id
+
+
+def test_a_binary_file_is_named_as_binary(tmp_path: Path) -> None:
+    path = tmp_path / "model.bin"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
+    problems = [str(p) for p in validate_file(path).problems]
+    assert len(problems) == 1 and "binary file" in problems[0]
