@@ -148,6 +148,10 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                    else LoadRunner(spec, workload.source, _noop).planned_sessions())
         progress = Progress(total=None if planned is None else planned - len(resumed.done),
                             quiet=config.quiet)
+        if config.resume and not config.quiet:
+            left = "" if planned is None else f", {max(planned - len(resumed.done), 0)} left"
+            print(f"resuming {out}: {len(resumed.done)} sessions done{left}", file=sys.stderr,
+                  flush=True)
 
         def sink(record: dict[str, Any]) -> None:
             writer.write(record)
@@ -180,7 +184,10 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         finally:
             progress.stop()
             writer.close()
-        complete = seg.stop_reason != "interrupted" and seg.cancelled == 0
+        # an interrupt that came when every planned session had already finished loses nothing
+        all_done = (planned is not None and spec.duration_s is None
+                    and len(resumed.done) + seg.issued >= planned)
+        complete = seg.cancelled == 0 and (seg.stop_reason != "interrupted" or all_done)
         accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
         if accuracy is None and workload.score:
             accuracy = workload.score(records)

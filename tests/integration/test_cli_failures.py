@@ -181,6 +181,9 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     assert "Host CPU  : busy " in (out / "summary.txt").read_text()
     mismatch = cli(*common, "--resume", str(out), "--history", "live")
     assert mismatch.returncode == 2 and "differs" in mismatch.stderr
+    loud = [a for a in common if a != "--quiet"]
+    again = cli(*loud, "--resume", str(out))  # says what it resumes
+    assert again.returncode == 0 and f"resuming {out}: 40 sessions done, 0 left" in again.stderr
 
 
 def test_resume_retry_errors_reasks_the_failed_sessions(sim_factory, trace_factory, cli,
