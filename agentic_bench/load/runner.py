@@ -145,18 +145,21 @@ class LoadRunner:
 
     async def _open_loop(self, t_start: int) -> None:
         slot = asyncio.Semaphore(self.spec.concurrency) if self.spec.concurrency else None
+        base: float | None = None  # a resumed run starts at its first unfinished arrival
         for index, offset in enumerate(self.offsets()):
+            if index in self.skip:  # finished in an earlier segment: no wait for it
+                continue
+            if base is None:
+                base = offset if self.skip else 0.0
             if index % self.shards != self.shard:
                 continue
-            arrival = t_start + int(offset * 1e9)
+            arrival = t_start + int((offset - base) * 1e9)
             if arrival > perf_counter_ns() and await self._wait_stop(arrival):
                 self.stats.stop_reason = "interrupted"
                 return
             if (reason := self._should_stop(t_start)) is not None:
                 self.stats.stop_reason = reason
                 return
-            if index in self.skip:
-                continue
             scheduled = arrival
             if slot is not None:
                 await slot.acquire()

@@ -53,3 +53,25 @@ def test_stop_event_interrupts_a_long_wait() -> None:
 
     took, reason = asyncio.run(go())
     assert took < 1.0 and reason == "interrupted"
+
+
+def test_a_resumed_open_loop_starts_at_its_first_unfinished_arrival() -> None:
+    """Sessions finished in an earlier segment are skipped without waiting out their arrival
+    times: the remaining schedule is re-based, keeping the gaps between the remaining ones."""
+    from agentic_bench.load.arrivals import poisson_arrivals
+
+    scheduled: list[tuple[int, int]] = []
+
+    async def execute(ticket: SessionTicket) -> SessionOutcome:
+        scheduled.append((ticket.index, ticket.scheduled_ns))
+        return SessionOutcome(ticket.session_id, "ok", 1, 1, 1, 0)
+
+    spec = LoadSpec(scenario="server", rate=20.0, sessions=6, seed=3)
+    runner = LoadRunner(spec, SessionSource(1, lambda i: SESSION), execute, skip={0, 1, 2})
+    asyncio.run(runner.run())
+    offsets = list(poisson_arrivals(20.0, 3, 6))
+    assert [i for i, _ in scheduled] == [3, 4, 5]
+    t0 = runner.stats.t_start_ns
+    assert scheduled[0][1] == t0  # not t0 + offsets[3]
+    for (_, t), offset in zip(scheduled, offsets[3:], strict=True):
+        assert t - t0 == int((offset - offsets[3]) * 1e9)
