@@ -29,9 +29,10 @@ def run_sweep(workload: Workload, config: RunConfig, key: str,
         points.append(sweep_point(key, value, summary))
         if not config.quiet:
             p = points[-1]
-            print(f"{key}={value:g}: {p['requests_per_s']:.2f} req/s, TTFT p99 "
-                  f"{p['ttft_p99_ms']} ms, goodput {p['goodput_sessions_per_s']:.3f}/s, "
-                  f"{p['result']}")
+            ttft = p["ttft_p99_ms"]
+            shown = "-" if ttft is None else f"{ttft:,.1f}"
+            print(f"{key}={value:g}: {p['requests_per_s']:.2f} req/s, TTFT p99 {shown} ms, "
+                  f"goodput {p['goodput_sessions_per_s']:.3f}/s, {p['result']}")
     sweep = sweep_summary(key, points)
     Path(base / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
     write_sweep_html(base, sweep)

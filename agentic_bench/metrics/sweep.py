@@ -1,8 +1,9 @@
 """Sweeps: one curve of throughput vs latency (and goodput) over a list of load points.
 
-The knee is the point farthest from the chord between the first and last points of the
-(throughput, p99 latency) curve after both axes are normalised to [0, 1] — where latency
-starts to rise faster than throughput (the "Kneedle" idea). Fewer than 3 points: no knee.
+The knee is where latency starts to rise faster than throughput: on the (throughput, p99
+request latency) curve with both axes normalised to [0, 1], the inner point farthest below the
+chord between the first and last points, when at least 0.1 below it (the "Kneedle" idea, for a
+curve that bends upward). A straight line, a flattening curve or fewer than 3 points: no knee.
 """
 
 from __future__ import annotations
@@ -47,19 +48,32 @@ def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, An
     }
 
 
+KNEE_MIN_DISTANCE = 0.1  # of the normalised [0, 1] x [0, 1] plot
+
+
 def knee_index(xs: list[float], ys: list[float]) -> int | None:
+    """The point where latency starts to rise faster than throughput, or None.
+
+    Both axes are normalised to [0, 1]; the knee is the inner point farthest *below* the chord
+    from the first to the last point (the curve bends upward after it), and only when that
+    distance is at least :data:`KNEE_MIN_DISTANCE`. A straight line, a curve that flattens
+    (above the chord) or fewer than 3 points has no knee.
+    """
     if len(xs) < 3:
         return None
+
     def norm(v: list[float]) -> list[float]:
         lo, hi = min(v), max(v)
         return [0.0 if hi == lo else (x - lo) / (hi - lo) for x in v]
+
     nx, ny = norm(xs), norm(ys)
     (x0, y0), (x1, y1) = (nx[0], ny[0]), (nx[-1], ny[-1])
     length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    dist = [abs((y1 - y0) * x - (x1 - x0) * y + x1 * y0 - y1 * x0) / length
-            for x, y in zip(nx, ny, strict=True)]
-    best = max(range(1, len(xs) - 1), key=dist.__getitem__)
-    return best if dist[best] > 0.05 else None
+    # signed: > 0 when the point lies below the chord (for a chord going up and right)
+    below = [((y1 - y0) * x - (x1 - x0) * y + x1 * y0 - y1 * x0) / length
+             for x, y in zip(nx, ny, strict=True)]
+    best = max(range(1, len(xs) - 1), key=below.__getitem__)
+    return best if below[best] >= KNEE_MIN_DISTANCE else None
 
 
 def sweep_summary(key: str, points: list[dict[str, Any]]) -> dict[str, Any]:

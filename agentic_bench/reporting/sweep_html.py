@@ -16,6 +16,10 @@ def render_sweep(sweep: dict[str, Any]) -> str:
     if points:
         lat = [Series(f"{m} p99", [(p["requests_per_s"], p[f"{m}_p99_ms"] or 0.0)
                                    for p in points]) for m in ("request", "ttft")]
+        if knee:  # drawn: the knee's own marker on the request-latency curve
+            k = points[knee["index"]]
+            lat.append(Series(f"knee ({key} {knee[key]:g})",
+                              [(k["requests_per_s"], k["request_p99_ms"] or 0.0)]))
         curve = line_chart(lat, label="throughput vs latency", x_label="requests/s",
                            y_label="ms", markers=True)
         good = line_chart([Series("goodput", [(p[key], p["goodput_sessions_per_s"])

@@ -1,0 +1,38 @@
+"""A sweep's knee only where the throughput-latency curve bends upward, drawn on the plot."""
+
+from __future__ import annotations
+
+from agentic_bench.metrics.sweep import knee_index, sweep_summary
+from agentic_bench.reporting.sweep_html import render_sweep
+
+
+def test_a_straight_line_has_no_knee_even_with_three_points() -> None:
+    assert knee_index([1.0, 2.0, 3.0], [10.0, 20.0, 30.0]) is None
+    assert knee_index([1.0, 2.0, 3.0], [10.0, 21.0, 30.0]) is None  # noise, no bend
+
+
+def test_a_hockey_stick_bends_where_latency_takes_off() -> None:
+    xs = [1.0, 2.0, 3.0, 3.1, 3.2]
+    ys = [10.0, 11.0, 12.0, 150.0, 300.0]
+    assert knee_index(xs, ys) == 2
+    assert knee_index([1.0, 2.0, 2.2], [10.0, 11.0, 90.0]) == 1
+
+
+def test_a_flattening_curve_has_no_knee() -> None:
+    assert knee_index([1.0, 2.0, 3.0], [10.0, 90.0, 100.0]) is None
+
+
+def _point(rate: float, rps: float, p99: float) -> dict[str, object]:
+    return {"rate": rate, "result": "VALID", "requests_per_s": rps, "output_tokens_per_s": 1.0,
+            "sessions_per_s": rps, "goodput_sessions_per_s": rps, "ttft_p50_ms": 1.0,
+            "ttft_p99_ms": 2.0, "tpot_p50_ms": 1.0, "tpot_p99_ms": 1.0, "request_p50_ms": 1.0,
+            "request_p99_ms": p99, "errors": 0, "out_dir": None}
+
+
+def test_the_knee_is_drawn_and_named_in_the_page() -> None:
+    sweep = sweep_summary("rate", [_point(1, 1.0, 10), _point(2, 2.0, 11), _point(4, 2.2, 90)])
+    assert sweep["knee"] == {"index": 1, "rate": 2}
+    html = render_sweep(sweep)
+    assert "knee (rate 2)" in html and "knee at rate = 2" in html
+    flat = sweep_summary("rate", [_point(1, 1.0, 10), _point(2, 2.0, 20), _point(3, 3.0, 30)])
+    assert flat["knee"] is None and "no clear knee" in render_sweep(flat)
