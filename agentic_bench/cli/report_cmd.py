@@ -26,10 +26,35 @@ def main(args: argparse.Namespace) -> int:
     from agentic_bench.reporting.regenerate import load_run
 
     run = load_run(args.run_dir, regenerate=True)
+    task = _task(run.summary.get("benchmark"))
+    if task is not None and hasattr(task, "rescore"):  # accuracy recomputed, not copied
+        from agentic_bench.metrics.verdict import evaluate
+
+        accuracy = task.rescore(run.records, run.summary.get("accuracy"))
+        if accuracy is not None:
+            run.summary["accuracy"] = accuracy
+            run.summary["constraints"] = evaluate(run.summary, run.summary.get("slos") or {})
+            run.summary["result"] = ("VALID" if all(c["ok"] for c in run.summary["constraints"])
+                                     else "INVALID")
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     write_summary(run.path, run.summary)
+    if task is not None and hasattr(task, "write_artifacts"):
+        task.write_artifacts(run.path, run.summary, run.records)
     html = write_report(run.path, run.summary, run.records)
     print(f"{run.path}: wrote summary.json, summary.txt and {html.name} "
           f"({len(run.records):,} records); result {run.summary['result']}")
     return 0
+
+
+def _task(benchmark: object) -> object | None:
+    """The run's benchmark, when it is installed (its own rescoring and artifacts)."""
+    from agentic_bench.errors import UsageError
+    from agentic_bench.tasks.registry import load_task
+
+    if not isinstance(benchmark, str):
+        return None
+    try:
+        return load_task(benchmark)
+    except (UsageError, KeyError, ImportError):
+        return None

@@ -86,3 +86,26 @@ def test_combined_run_performance_first_then_gated_accuracy(sim_factory: Any, cl
     perf = json.loads((out / "performance" / "result_summary.json").read_text())
     assert perf["n_samples_issued"] == 44  # the first conversation's client rows
     assert "temperature: 0" in (out / "config.yaml").read_text()
+
+
+def test_report_recomputes_accuracy_from_the_records(sim_factory: Any, cli: Any,
+                                                     tmp_path: Path) -> None:
+    pytest.importorskip("bfcl_eval")
+    sim = sim_factory(*FAST, "--replay-trace", str(FIXTURE))
+    out = tmp_path / "run"
+    _, s = _run(cli, out, "--mode", "both", "--perf-trace", str(FIXTURE), "--perf-sessions",
+                "1", "--samples", "4", "--endpoint", sim.url)
+    truth = s["accuracy"]
+    forged = json.loads((out / "summary.json").read_text())
+    forged["accuracy"]["overall"] = forged["accuracy"]["headline"] = 0.99
+    forged["accuracy"]["inline"]["score"] = 0.5
+    (out / "summary.json").write_text(json.dumps(forged))
+    (out / "scores.json").unlink()
+    res = cli("report", str(out))
+    assert res.returncode == 0, res.stderr
+    again = json.loads((out / "summary.json").read_text())
+    assert again["accuracy"]["overall"] == truth["overall"]
+    assert again["accuracy"]["planned"] == 4 and again["accuracy"]["inline"]["score"] == 1.0
+    assert {r["name"] for r in again["constraints"]} >= {"bfcl_overall_accuracy",
+                                                          "perf_missing_turns"}
+    assert json.loads((out / "scores.json").read_text())["score"] == 1.0  # written again

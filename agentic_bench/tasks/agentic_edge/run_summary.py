@@ -26,6 +26,19 @@ def _single_turn(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def planned_from_counts(records: list[dict[str, Any]],
+                        counts: Mapping[str, int]) -> dict[str, str]:
+    """``planned`` for :func:`edge_accuracy` when only the per-subset planned counts are known
+    (an earlier summary's ``subsets[s].total``): the recorded samples, plus a placeholder id for
+    each planned sample of a subset that has no record."""
+    samples = _single_turn(records)
+    planned = {sid: r["subset"] for sid, r in samples.items()}
+    for subset, total in counts.items():
+        seen = sum(1 for r in samples.values() if r["subset"] == subset)
+        planned.update({f"{subset}#never-issued-{i}": subset for i in range(total - seen)})
+    return planned
+
+
 def edge_accuracy(records: list[dict[str, Any]], tool_mode: str, target: float | None,
                   planned: Mapping[str, str] | None = None,
                   gated: bool = False) -> dict[str, Any] | None:
@@ -88,3 +101,15 @@ def edge_scores(records: list[dict[str, Any]], tool_mode: str, target: float | N
     acc["inline"] = inline
     acc["gates"] = [*acc.get("gates", []), *perf_gate_rows(inline)]
     return acc
+
+
+def rescore(records: list[dict[str, Any]],
+            previous: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The accuracy block recomputed from the records (``agentic-bench report``), with what
+    records do not hold — tool mode, target, planned samples per subset, whether gated — taken
+    from the run's earlier block."""
+    previous = previous or {}
+    counts = {s: int(v.get("total", 0)) for s, v in (previous.get("subsets") or {}).items()}
+    gated = any(str(g.get("name", "")).startswith("bfcl_") for g in previous.get("gates") or [])
+    return edge_scores(records, str(previous.get("tool_mode") or "native"),
+                       previous.get("target"), planned_from_counts(records, counts), gated)

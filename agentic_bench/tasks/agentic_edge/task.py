@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from agentic_bench.workload import Workload
 
@@ -64,6 +65,20 @@ class AgenticEdgeTask:
         from agentic_bench.tasks.agentic_edge.edge_workload import build_workload
 
         return build_workload(args)
+
+    def rescore(self, records: list[dict[str, Any]],
+                previous: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``agentic-bench report``: the accuracy block recomputed from the records."""
+        from agentic_bench.tasks.agentic_edge.run_summary import rescore
+
+        return rescore(records, previous)
+
+    def write_artifacts(self, out: Path, summary: dict[str, Any],
+                        records: list[dict[str, Any]]) -> list[Path]:
+        """``agentic-bench report``: MLPerf's artifacts written again from the new summary."""
+        from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
+
+        return write_artifacts(out, summary, records)
 
 
 task = AgenticEdgeTask()

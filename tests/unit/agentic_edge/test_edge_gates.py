@@ -146,3 +146,16 @@ def test_a_run_that_meets_every_gate_reads_valid() -> None:
     summary = summarize(records, RunInfo("agentic-edge", True, 1.0, accuracy=acc))
     assert acc is not None and acc["reported"]["overall_accuracy"] == 99.7
     assert summary["result"] == "VALID", summary["constraints"]
+
+
+def test_rescore_counts_planned_samples_that_never_ran_from_the_earlier_block() -> None:
+    from agentic_bench.tasks.agentic_edge.run_summary import rescore
+
+    planned = {f"simple_python_{i}": "simple_python" for i in range(10)}
+    records = _records([(f"simple_python_{i}", "simple_python", True, True) for i in range(6)])
+    first = edge_accuracy(records, "native", None, planned, gated=True)
+    assert first is not None and first["overall"] == 0.6
+    again = rescore(records, first)
+    assert again is not None
+    assert (again["overall"], again["planned"], again["completed"]) == (0.6, 10, 6)
+    assert [g["name"] for g in again["gates"]] == [g["name"] for g in first["gates"]]
