@@ -27,7 +27,10 @@ class AgenticEdgeTask:
         from agentic_bench.tasks.agentic_edge.trace_build import DEFAULT_TRACE
 
         g = parser.add_argument_group("agentic-edge")
-        g.add_argument("--mode", choices=("accuracy", "performance", "both"), default="both")
+        g.add_argument("--mode", choices=("accuracy", "performance", "both"), default="both",
+                       help="both (default): the performance phase and the BFCL accuracy "
+                       "phase in one run (performance first with an MLCommons --perf-trace, as "
+                       "MLPerf runs them); accuracy or performance: one phase")
         g.add_argument("--tool-mode", choices=("native", "json-schema", "prompt"),
                        default="native", help="how tools are offered and calls parsed")
         g.add_argument("--samples", type=int, metavar="N",
@@ -41,10 +44,11 @@ class AgenticEdgeTask:
                        "performance sessions")
         g.add_argument("--multi-turn-samples", type=int, default=0, metavar="N",
                        help="multi-turn closed-loop samples (spread over the 4 subsets)")
-        g.add_argument("--perf-trace", type=Path, default=DEFAULT_TRACE,
+        g.add_argument("--perf-trace", type=Path, default=DEFAULT_TRACE, metavar="FILE",
                        help="performance-phase data: MLCommons' agentic JSONL (MLPerf's "
                        "agentic_coding_2.5h.jsonl, recognised automatically) or a native trace "
-                       "(default: our recorded BFCL multi-turn trajectories)")
+                       "(default: our recorded BFCL multi-turn trajectories); with MLCommons' data "
+                       "--turn-timeout is per request (MLPerf's turn), default 600 s")
         g.add_argument("--perf-sessions", type=int, metavar="N",
                        help="performance sessions (default: the whole trace)")
         g.add_argument("--tool-delays", action="store_true",
