@@ -1,30 +1,22 @@
 """MLPerf LoadGen drives the harness against the latency simulator over loopback.
 
-The driver below does what ``bench._run`` does with ``--loadgen mlperf`` (open the endpoint,
-write records.jsonl through a sink, run, summarize into summary.json), so these tests run
-before the CLI flags exist; the CLI tests at the end run once they do.
+``drive`` runs a workload with ``--loadgen mlperf`` through ``bench.run_workload`` (the code the
+CLI runs); the CLI tests at the end go through the command line itself.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
-import time
 from pathlib import Path
-from time import perf_counter_ns
 from typing import Any
 
 import pytest
 
-from agentic_bench.bench import RunConfig
-from agentic_bench.endpoint.resolve import open_endpoint
+from agentic_bench.bench import RunConfig, run_workload
 from agentic_bench.load.spec import LoadSpec
 from agentic_bench.loadgen.options import LoadgenOptions
-from agentic_bench.metrics.aggregate import RunInfo, summarize
-from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.replay.session import ReplayOptions
-from agentic_bench.reporting.files import write_summary
 from agentic_bench.tasks.trace_replay import trace_workload
 from agentic_bench.workload import Workload
 
@@ -39,39 +31,11 @@ LOADGEN_FILES = {"mlperf_log_summary.txt", "mlperf_log_detail.txt", "mlperf_log_
 
 def drive(workload: Workload, url: str, out: Path, load: LoadSpec,
           options: LoadgenOptions) -> dict[str, Any]:
-    from agentic_bench.loadgen.run import run_with_loadgen
-
-    config = RunConfig(endpoint=url, load=load, options=ReplayOptions(model=""), out=out)
-
-    async def main() -> dict[str, Any]:
-        async with open_endpoint(url, None, None, warm_connections=16) as endpoint:
-            config.options.model = endpoint.model
-            writer = RecordWriter(out / "records.jsonl").open()
-            records: list[dict[str, Any]] = []
-
-            def sink(record: dict[str, Any]) -> None:
-                writer.write(record)
-                records.append(record)
-
-            t0 = perf_counter_ns()
-            started = time.time()
-            sink({"type": "run", "benchmark": workload.name, "started_at": started})
-            try:
-                seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0,
-                                             options=options)
-            finally:
-                writer.close()
-        accuracy = seg.accuracy
-        if accuracy is None and workload.score:
-            accuracy = workload.score(records)
-        summary = summarize(records, RunInfo(
-            benchmark=workload.name, complete=seg.stop_reason == "done",
-            duration_s=seg.duration_s, stop_reason=seg.stop_reason, accuracy=accuracy,
-            extra={"loadgen": seg.loadgen, "out_dir": str(out)}))
-        write_summary(out, summary)
-        return summary
-
-    return asyncio.run(main())
+    """``--loadgen mlperf`` through the one composition root (``bench.run_workload``), so these
+    tests cover what the CLI runs."""
+    config = RunConfig(endpoint=url, load=load, options=ReplayOptions(model=""), out=out,
+                       loadgen=options, quiet=True)
+    return run_workload(workload, config)
 
 
 def check_run_dir(out: Path) -> dict[str, Any]:
