@@ -1,30 +1,22 @@
-"""Run BFCL samples against the endpoint: single-turn scoring and the multi-turn closed loop.
+"""Which executor runs each agentic-edge session, and the single-turn BFCL one.
 
 Single-turn: one request per sample in the chosen tool mode; the reply is decoded and scored
-with bfcl-eval's AST checker; the verdict goes into the step record (``bfcl_valid``).
-Multi-turn: each user turn runs a tool loop (native tool calling) of up to ``max_steps`` LLM
-calls; the model's calls execute on bfcl-eval's simulated API classes (parsed with ``ast``,
-never evaluated); the session record carries bfcl-eval's multi-turn checker verdict.
+(native mode: MLPerf's own rules; other modes: their parser and bfcl-eval's AST checker); the
+verdict goes into the sample record (``bfcl_valid``). Multi-turn samples run in
+:mod:`.multi_turn_run` (a tool loop on bfcl-eval's simulated APIs, parsed with ``ast``, never
+evaluated); MLCommons' coding conversations in :mod:`.coding_phase`; our recorded BFCL
+trajectories through the plain trace replayer.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 from dataclasses import dataclass, field, replace
-from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.replay.session import SessionOutcome, SessionReplayer, SessionTicket
-from agentic_bench.tasks.agentic_edge.api_environment import ApiEnvironment
 from agentic_bench.tasks.agentic_edge.coding_phase import CodingPhase, run_conversation
 from agentic_bench.tasks.agentic_edge.data import BfclSample
-from agentic_bench.tasks.agentic_edge.multi_turn import (
-    MultiTurnSample,
-    tools_at_turn,
-    turn_messages,
-)
-from agentic_bench.tasks.agentic_edge.multi_turn_check import check_multi_turn
+from agentic_bench.tasks.agentic_edge.multi_turn import MultiTurnSample
 from agentic_bench.tasks.agentic_edge.reference_scoring import score_reply, scoring_text
 from agentic_bench.tasks.agentic_edge.scoring import Verdict, score_single
 from agentic_bench.tasks.agentic_edge.tool_modes import build_request, parse_reply
@@ -33,8 +25,8 @@ from agentic_bench.transport.result import ChatResult
 from agentic_bench.workload import ExecContext
 
 MAX_STEPS_PER_TURN = 25
-# json-schema / prompt single-turn and the multi-turn loop (not MLPerf): BFCL answers are
-# short, and this bounds a small model's run-on replies
+# json-schema / prompt single-turn and our recorded trajectories (not MLPerf): BFCL answers
+# are short, and this bounds a small model's run-on replies
 OTHER_MODES_MAX_TOKENS = 256
 
 
@@ -67,6 +59,8 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
             if sid in items.single:
                 return await run_single(acc_ctx, ticket, items.single[sid], items.tool_mode)
             if sid in items.multi:
+                from agentic_bench.tasks.agentic_edge.multi_turn_run import run_multi
+
                 return await run_multi(acc_ctx, ticket, items.multi[sid], items.max_steps,
                                        items.agent)
             if sid in items.coding.conversations:
@@ -123,83 +117,3 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
 
 def _pending(sample: BfclSample) -> dict[str, Any]:
     return {"sample_id": sample.id, "subset": sample.subset}
-
-
-def _decode(call: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    try:
-        args = json.loads(call.get("arguments") or "{}")
-    except json.JSONDecodeError:
-        return None
-    return (call["name"], args) if isinstance(args, dict) else None
-
-
-async def agent_step(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTurnSample,
-                     messages: list[dict[str, Any]], tools: list[dict[str, Any]], turn: int,
-                     step: int) -> list[dict[str, Any]] | None:
-    """One LLM call of the tool loop, then its tool calls on the simulated APIs.
-
-    Appends the assistant and tool messages to ``messages``; returns the decoded calls of
-    this step, or None when the turn is over (no tool call, or the request failed).
-    """
-    body = {"messages": list(messages), "tools": tools, "tool_choice": "auto",
-            "temperature": 0, "seed": 42, "max_tokens": OTHER_MODES_MAX_TOKENS}
-    result = await rec.llm(body, turn, step, sample_id=sample.id, subset=sample.subset)
-    if not result.ok:
-        return None
-    calls = [(c, _decode(c)) for c in result.tool_calls]
-    ids = [c.get("id") or f"call_{turn}_{step}_{i}" for i, (c, _) in enumerate(calls)]
-    assistant: dict[str, Any] = {"role": "assistant", "content": result.content or ""}
-    if calls:
-        assistant["tool_calls"] = [
-            {"id": i, "type": "function",
-             "function": {"name": c["name"], "arguments": c["arguments"]}}
-            for i, (c, _) in zip(ids, calls, strict=True)]
-    messages.append(assistant)
-    if not calls:
-        return None
-    for cid, (call, decoded) in zip(ids, calls, strict=True):
-        t0 = perf_counter_ns()
-        output = ("Error: arguments are not a JSON object" if decoded is None
-                  else env.execute(decoded[0], decoded[1]))
-        rec.stage("tool", turn, step, t0, perf_counter_ns(), name=call["name"])
-        messages.append({"role": "tool", "tool_call_id": cid, "content": output})
-    return [{name: args} for _, d in calls if d for name, args in [d]]
-
-
-async def loop_turn(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTurnSample,
-                    messages: list[dict[str, Any]], turn: int,
-                    max_steps: int) -> list[list[dict[str, Any]]]:
-    """A plain tool loop: call the model until it answers without a tool call."""
-    tools = tools_at_turn(sample, turn)
-    steps: list[list[dict[str, Any]]] = []
-    for step in range(max_steps):
-        calls = await agent_step(rec, env, sample, messages, tools, turn, step)
-        if calls is None:
-            break
-        steps.append(calls)
-    return steps
-
-
-async def run_multi(ctx: ExecContext, ticket: SessionTicket, sample: MultiTurnSample,
-                    max_steps: int, agent: str = "loop") -> SessionOutcome:
-    rec = SessionRecorder(ctx, ticket)
-    env = await asyncio.to_thread(ApiEnvironment.for_sample, sample)
-    if agent == "langgraph":
-        from agentic_bench.tasks.agentic_edge.langgraph_agent import langgraph_turn as run_turn
-    else:
-        run_turn = loop_turn
-    messages: list[dict[str, Any]] = []
-    model_calls: list[list[list[dict[str, Any]]]] = []
-    for turn in range(sample.num_turns):
-        rec.start_turn()
-        messages.extend(turn_messages(sample, turn))
-        model_calls.append(await run_turn(rec, env, sample, messages, turn, max_steps))
-        rec.end_turn(turn)
-    verdict = await asyncio.to_thread(check_multi_turn, sample, model_calls)
-    ctx.sink({"type": "sample", "session_id": ticket.session_id, "sample_id": sample.id,
-              "subset": sample.subset, "category": "multi_turn", "bfcl_valid": verdict.valid,
-              "answered": rec.errors == 0, "bfcl_error": verdict.error, "tool_mode": "native",
-              "agent": agent})
-    status = rec.end_session(sample.num_turns, bfcl_valid=verdict.valid)
-    return SessionOutcome(ticket.session_id, status, sample.num_turns, rec.turns_ok,
-                          rec.requests, rec.errors)

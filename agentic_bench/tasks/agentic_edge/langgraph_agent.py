@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from agentic_bench.tasks.agentic_edge.agent_step import agent_step
 from agentic_bench.tasks.agentic_edge.api_environment import ApiEnvironment
-from agentic_bench.tasks.agentic_edge.executors import agent_step
 from agentic_bench.tasks.agentic_edge.multi_turn import MultiTurnSample, tools_at_turn
 from agentic_bench.tasks.recorder import SessionRecorder
 
