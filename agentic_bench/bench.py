@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from agentic_bench import __version__
 from agentic_bench.endpoint.resolve import open_endpoint
 from agentic_bench.errors import ConfigError
+from agentic_bench.load import gc_policy
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
@@ -157,6 +158,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
             writer.write(record)
             records.append(record)
             progress.on_record(record)
+            if record.get("type") == "session":
+                gc_policy.settle()
 
         started = time.time()
         t0 = perf_counter_ns()
@@ -168,19 +171,20 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         ticks0 = read_ticks()
         progress.start()
         try:
-            if config.loadgen is not None:
-                from agentic_bench.loadgen.run import run_with_loadgen
+            with gc_policy.measured_phase():  # no full GC pass over kept records
+                if config.loadgen is not None:
+                    from agentic_bench.loadgen.run import run_with_loadgen
 
-                seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
-            elif config.workers > 1 or config.ray_address:
-                seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
-                                     sink)
-            else:
-                seg = await _in_process(workload, config, spec, endpoint.transport, t0, sink,
-                                        resumed.done)
-            sink({"type": "segment", "duration_s": seg.duration_s,
-                  "stop_reason": seg.stop_reason, "issued": seg.issued,
-                  "resumed": config.resume, **segment_fields(ticks0)})
+                    seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
+                elif config.workers > 1 or config.ray_address:
+                    seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
+                                         sink)
+                else:
+                    seg = await _in_process(workload, config, spec, endpoint.transport, t0, sink,
+                                            resumed.done)
+                sink({"type": "segment", "duration_s": seg.duration_s,
+                      "stop_reason": seg.stop_reason, "issued": seg.issued,
+                      "resumed": config.resume, **segment_fields(ticks0)})
         finally:
             progress.stop()
             writer.close()

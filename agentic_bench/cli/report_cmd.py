@@ -36,6 +36,10 @@ def main(args: argparse.Namespace) -> int:
             run.summary["constraints"] = evaluate(run.summary, run.summary.get("slos") or {})
             run.summary["result"] = ("VALID" if all(c["ok"] for c in run.summary["constraints"])
                                      else "INVALID")
+    elif run.summary.get("accuracy") is not None:
+        run.notes.append(f"accuracy kept from summary.json: benchmark "
+                         f"{run.summary.get('benchmark')!r} is not installed or cannot "
+                         "recompute it from the records")
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     write_summary(run.path, run.summary)

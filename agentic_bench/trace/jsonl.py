@@ -65,6 +65,17 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def malformed_json_message(exc: json.JSONDecodeError) -> str:
+    """Say where a line's JSON breaks, by the column of that line (1-based, characters).
+
+    Parse the line without its terminator: otherwise JSON skips the trailing newline as
+    whitespace and places an error at the end on "line 2, column 1".
+    """
+    if exc.pos >= len(exc.doc):
+        return f"malformed JSON: {exc.msg} at the end of the line (column {exc.colno})"
+    return f"malformed JSON: {exc.msg} at column {exc.colno}"
+
+
 def parse_line(raw: RawLine, path: str) -> tuple[Session | None, list[TraceProblem]]:
     """Parse one line into a session, or return the problems that stop it."""
 
@@ -80,9 +91,9 @@ def parse_line(raw: RawLine, path: str) -> tuple[Session | None, list[TraceProbl
     if not text.strip():
         return None, []
     try:
-        obj = json.loads(text)
+        obj = json.loads(text.rstrip("\r\n"))
     except json.JSONDecodeError as exc:
-        return None, problem("", f"malformed JSON: {exc.msg} at column {exc.colno}")
+        return None, problem("", malformed_json_message(exc))
     if not isinstance(obj, dict):
         return None, problem("", f"expected a JSON object (one session), got {type(obj).__name__}")
     version = obj.get("schema_version")

@@ -84,6 +84,14 @@ def test_quick_on_simulator_and_replay(sim_factory: Callable[..., Any], tmp_path
     assert calls == summary["counts"]["requests"] > 0
     assert len(trace.read_text(encoding="utf-8").splitlines()) == 20
 
+    # `report` recomputes accuracy from the sample records, not from summary.json (#22 item 7)
+    forged = json.loads((tmp_path / "run" / "summary.json").read_text())
+    forged["accuracy"]["f1"] = forged["accuracy"]["headline"] = 0.987
+    (tmp_path / "run" / "summary.json").write_text(json.dumps(forged))
+    assert cli("report", str(tmp_path / "run")).returncode == 0
+    again = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert again["accuracy"]["f1"] == again["accuracy"]["headline"] == summary["accuracy"]["f1"]
+
     replay = cli("replay", str(trace), "--endpoint", sim.url, "--history", "recorded",
                  "--out", str(tmp_path / "replay"), "--quiet")
     assert replay.returncode == 0, replay.stderr
@@ -101,9 +109,18 @@ def test_single_shot_server_scenario(sim_factory: Callable[..., Any], tmp_path: 
     sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
     summary = run_task("--quick", "--questions", "6", "--flow", "single-shot", "--endpoint",
                        sim.url, "--scenario", "server", "--rate", "20", "--out",
-                       str(tmp_path / "run"))
+                       str(tmp_path / "run"), "--judge-endpoint", sim.url,
+                       "--accuracy-metric", "judge")
     assert summary["counts"]["sessions_ok"] == 6 and summary["counts"]["requests"] == 6
     assert set(summary["stages_ms"]) == {"embed", "retrieve", "rerank", "generate"}
+    # The simulator's text replies carry no JSON verdict: every question is judged, each a
+    # judge error, each incorrect (as MLPerf's accuracy_eval.py scores it), and the gate fails.
+    judge = summary["accuracy"]["judge"]
+    assert judge["questions"] == 6 and judge["judge_errors"] == 6 and judge["accuracy"] == 0.0
+    gate = next(c for c in summary["constraints"] if c["name"] == "rag_judge_accuracy")
+    assert gate["value"] == 0.0 and gate["limit"] == 33.95 and not gate["ok"]
+    assert summary["result"] == "INVALID"
+    assert (tmp_path / "run" / "accuracy.txt").read_text() == "Accuracy: 0.0000\n"
 
 
 def _embedded_reason() -> str | None:

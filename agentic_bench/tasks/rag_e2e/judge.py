@@ -1,28 +1,70 @@
-"""Optional LLM judge (``--judge-endpoint``): is the predicted answer equivalent to the gold one?
+"""Optional LLM judge (``--judge-endpoint``), scoring as MLPerf's E2E-RAG reference does.
+
+Reference: mlcommons/inference b66003e1, ``e2e-rag/accuracy_eval.py``. Rebuilt here:
+
+* the request (68-90): one user message holding the question, the ground truth and the
+  answer, with a two-step rule — an empty or non-committal answer is wrong at once; otherwise
+  correct only when every required fact matches (all parts of a list, every number, date and
+  name), harmless extras or omissions not counted against it — and a JSON reply
+  ``{"correct": ..., "reasoning": ...}``; temperature 0, ``max_tokens`` 1024, not streamed.
+  :data:`JUDGE_PROMPT` is our own wording of that rule;
+* the reply (100-126, 223-231): inside a fenced code block when there is one, the text from
+  the first ``{`` to the last ``}``, parsed as JSON; its ``correct`` value counts as correct
+  when truthy (so the string ``"false"`` counts as correct there, and here). A failed call, no
+  JSON object, or JSON that does not parse is **incorrect** (a judge error, counted and shown);
+* every question is judged, an unanswered one with an empty answer (the reference judges every
+  result it logged), and the accuracy is correct / all questions (262-268);
+* ``accuracy.txt`` holds ``Accuracy: <percent with 4 decimals>`` (353-355).
 
 The judge runs after the timed run (when the accuracy block is computed), on its own
-connection, so it never adds to measured latencies. A judge call that fails or replies with
-neither CORRECT nor INCORRECT is a *judge error*: reported separately and excluded from the
-judge accuracy, never counted as a wrong answer. Unanswered questions are wrong without a call.
+connection, so it never adds to measured latencies.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-_VERDICT = re.compile(r"\b(incorrect|correct)\b", re.IGNORECASE)
-JUDGE_SYSTEM = (
-    "You grade answers to trivia questions. Given a question, the gold answer and a predicted "
-    "answer, decide whether the prediction means the same as the gold answer (ignore case, "
-    "punctuation, articles and extra detail that does not contradict it). Reply with exactly "
-    "one word: CORRECT or INCORRECT."
-)
+JUDGE_PROMPT = """You are checking whether an LLM's answer is correct against the ground truth.
+
+QUESTION: {question}
+
+GROUND TRUTH ANSWER: {ground_truth}
+
+LLM ANSWER: {llm_answer}
+
+Decide in two steps.
+
+STEP 1 - When the LLM answer is empty or does not commit to an answer ("Unknown", "I don't \
+know", "cannot be determined" and the like), it is wrong: give correct=false at once and skip \
+step 2.
+
+STEP 2 - Otherwise judge by meaning, not by wording. Give correct=true only when the answer \
+supplies every fact the ground truth requires and each one clearly matches; when you are unsure \
+or it matches only in part, give correct=false. In particular:
+- a ground truth that is a list or has several parts needs every part, or it is correct=false;
+- every number, date and name must match: a different value, a different rounding or a \
+different name is correct=false;
+- harmless extras or omissions do not count against an answer whose required facts match: a \
+missing suffix such as "Inc.", an added state or country, a full middle name, missing units on \
+a correct number, a shorter or longer phrasing.
+
+Reply with JSON only:
+{{
+    "correct": true or false,
+    "reasoning": "a short explanation"
+}}
+"""
+MAX_TOKENS = 1024
+_FENCED = re.compile(r"```(?:json)?\s*\n?(.*?)\n?```", re.DOTALL)
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,23 +74,46 @@ class JudgeConfig:
     api_key: str | None = None
     concurrency: int = 4
     timeout_s: float = 120.0
-    max_tokens: int = 8
+    max_tokens: int = MAX_TOKENS
 
 
 def judge_messages(question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-    return [
-        {"role": "system", "content": JUDGE_SYSTEM},
-        {"role": "user", "content": f"Question: {question}\nGold answer: {gold}\n"
-         f"Predicted answer: {prediction}\nVerdict:"},
-    ]
+    return [{"role": "user", "content": JUDGE_PROMPT.format(
+        question=question, ground_truth=gold, llm_answer=prediction)}]
 
 
-def parse_verdict(text: str) -> bool | None:
-    """True for CORRECT, False for INCORRECT (first one mentioned), None when neither."""
-    match = _VERDICT.search(text or "")
-    if match is None:
-        return None
-    return match.group(1).lower() == "correct"
+def parse_verdict(text: str) -> tuple[bool, str | None]:
+    """(correct, error): the reference's reading of a judge reply; a reply it cannot read is
+    incorrect, with the reason as ``error``."""
+    content = (text or "").strip()
+    if "```" in content and (fenced := _FENCED.search(content)):
+        content = fenced.group(1).strip()
+    found = _OBJECT.search(content)
+    if found is None:
+        return False, "no JSON object in the reply"
+    try:
+        verdict = json.loads(found.group(0))
+    except json.JSONDecodeError as exc:
+        return False, f"JSON does not parse: {exc.msg}"
+    if not isinstance(verdict, dict):  # the reference's .get would raise: a judge error
+        return False, f"JSON is a {type(verdict).__name__}, not an object"
+    return bool(verdict.get("correct", False)), None
+
+
+def write_accuracy_txt(out_dir: Path, accuracy: float) -> Path:
+    """MLPerf's ``accuracy.txt``: the judge accuracy as a percentage with 4 decimals."""
+    path = Path(out_dir) / "accuracy.txt"
+    path.write_text(f"Accuracy: {accuracy * 100:.4f}\n", encoding="utf-8")
+    return path
+
+
+def write_artifacts(out_dir: Path, summary: dict[str, Any],
+                    records: list[dict[str, Any]]) -> list[Path]:
+    """``accuracy.txt`` beside the summary when a judge scored the run (run and ``report``)."""
+    judge = (summary.get("accuracy") or {}).get("judge") or {}
+    if judge.get("accuracy") is None:
+        return []
+    return [write_accuracy_txt(out_dir, judge["accuracy"])]
 
 
 async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dict[str, Any]:
@@ -80,11 +145,11 @@ async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dic
                 if len(examples) < 5:
                     examples.append(f"{result.error_type}: {result.error}")
                 return
-            verdict = parse_verdict(result.content)
-            if verdict is None:
+            verdict, problem = parse_verdict(result.content)
+            if problem is not None:
                 errors["unparseable"] += 1
                 if len(examples) < 5:
-                    examples.append(f"unparseable: {result.content[:80]!r}")
+                    examples.append(f"unparseable ({problem}): {result.content[:80]!r}")
             verdicts[i] = verdict
 
         await asyncio.gather(*(one(i, it) for i, it in enumerate(items)))
@@ -119,19 +184,22 @@ def _in_thread(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dict[str, A
 
 def judge_samples(samples: Sequence[dict[str, Any]], cfg: JudgeConfig,
                   questions: dict[str, str]) -> dict[str, Any]:
-    """Judge every answered sample; the ``judge`` block of the accuracy summary."""
-    answered = [s for s in samples if s.get("answered") and s.get("prediction")]
+    """Judge every question; the ``judge`` block of the accuracy summary.
+
+    A question without an answer is sent with an empty one (STEP 1 makes it wrong); a judge
+    error is incorrect. ``accuracy`` = correct / questions, as ``accuracy.txt`` reports it.
+    """
     items = [{"question": questions.get(s["question_id"], ""), "gold": s["gold"],
-              "prediction": s["prediction"]} for s in answered]
+              "prediction": (s.get("prediction") or "") if s.get("answered") else ""}
+             for s in samples]
     out = _in_thread(items, cfg) if items else {"endpoint": cfg.url, "model": cfg.model,
                                                 "verdicts": [], "errors": {},
                                                 "error_examples": []}
     verdicts = out.pop("verdicts")
     correct = sum(1 for v in verdicts if v is True)
-    judged = sum(1 for v in verdicts if v is not None)
-    wrong_unjudged = len(samples) - len(answered)  # unanswered / empty answers: wrong, no call
-    denominator = judged + wrong_unjudged
-    return {**out, "correct": correct, "judged": judged,
-            "judge_errors": sum(out["errors"].values()),
-            "unanswered_counted_wrong": wrong_unjudged,
-            "accuracy": correct / denominator if denominator else None}
+    errors = sum(out["errors"].values())
+    return {**out, "rule": "MLPerf E2E-RAG accuracy_eval.py: a judge error is incorrect",
+            "questions": len(items), "correct": correct, "judge_errors": errors,
+            "judged": len(items) - errors,
+            "unanswered_judged": sum(1 for s in samples if not s.get("answered")),
+            "accuracy": correct / len(items) if items else None}

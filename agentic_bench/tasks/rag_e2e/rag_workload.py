@@ -18,6 +18,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     make_embedder,
     select,
 )
+from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.workload import Workload
 
@@ -159,7 +160,7 @@ def build_workload(args: argparse.Namespace) -> Workload:
             samples = [r for r in records if r.get("type") == "sample"
                        and r.get("task") == "rag-e2e"]
             judge = judge_samples(samples, judge_cfg, texts)
-        out = rag_accuracy(records, args.accuracy_metric, judge)
+        out = rag_accuracy(records, args.accuracy_metric, judge, args.accuracy_target)
         if out is not None:
             out["target"] = args.accuracy_target
         return out
@@ -181,4 +182,5 @@ def build_workload(args: argparse.Namespace) -> Workload:
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
                     make_executor=make_executor(shared), score=score, default_slos=slos,
                     default_scenario="single-stream", info=info, identity=identity,
-                    recipe=recipe)
+                    recipe=recipe, write_artifacts=write_judge_artifacts)
+

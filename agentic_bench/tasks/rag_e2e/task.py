@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from agentic_bench.workload import Workload
 
@@ -84,6 +85,20 @@ class RagE2eTask:
         from agentic_bench.tasks.rag_e2e.rag_workload import build_workload
 
         return build_workload(args)
+
+    def rescore(self, records: list[dict[str, Any]],
+                previous: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``agentic-bench report``: the accuracy block recomputed from the records."""
+        from agentic_bench.tasks.rag_e2e.accuracy import rescore
+
+        return rescore(records, previous)
+
+    def write_artifacts(self, out: Path, summary: dict[str, Any],
+                        records: list[dict[str, Any]]) -> list[Path]:
+        """``agentic-bench report``: ``accuracy.txt`` written again from the new summary."""
+        from agentic_bench.tasks.rag_e2e.judge import write_artifacts
+
+        return write_artifacts(out, summary, records)
 
 
 task = RagE2eTask()

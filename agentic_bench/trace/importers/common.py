@@ -15,7 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentic_bench.errors import TraceError, TraceProblem
-from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES, iter_raw_lines
+from agentic_bench.trace.jsonl import (
+    DEFAULT_MAX_LINE_BYTES,
+    iter_raw_lines,
+    malformed_json_message,
+)
 from agentic_bench.trace.model import SCHEMA_VERSION, Session
 from agentic_bench.trace.semantics import check_session
 
@@ -43,10 +47,9 @@ def iter_jsonl(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
             if not text.strip():
                 continue
             try:
-                obj = json.loads(text)
+                obj = json.loads(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
-                raise fail(path, raw.lineno, "",
-                           f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+                raise fail(path, raw.lineno, "", malformed_json_message(exc)) from None
             if not isinstance(obj, dict):
                 raise fail(path, raw.lineno, "",
                            f"expected a JSON object, got {type(obj).__name__}")

@@ -8,7 +8,7 @@ the 7 MB database) happens in :meth:`Tau2AirlineTask.workload`, not at import.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentic_bench.workload import Workload
@@ -61,6 +61,17 @@ class Tau2AirlineTask:
         from tau2_airline_bench.workload import build_workload
 
         return build_workload(args)
+
+    def rescore(self, records: list[dict[str, Any]],
+                previous: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``agentic-bench report``: the pass rate recomputed from the sample records; the
+        target, prompt profile and user mode (not in the records) kept from the run."""
+        from tau2_airline_bench.scoring import tau2_accuracy
+
+        previous = previous or {}
+        return tau2_accuracy(records, previous.get("target"),
+                             str(previous.get("prompt_profile") or "?"),
+                             str(previous.get("user") or "?"))
 
 
 task = Tau2AirlineTask()

@@ -58,6 +58,22 @@ def test_records_and_accuracy_block() -> None:
     assert acc["by_category"] == {"write": {"accuracy": 1.0, "correct": 1, "total": 1}}
 
 
+def test_report_rescores_from_the_records() -> None:
+    """``agentic-bench report`` recomputes the pass rate (#22 item 7), not the old figure."""
+    from tau2_airline_bench.task import task
+
+    workload = build_workload(task_args("--tasks", "7", "--endpoint", "x", "--accuracy-target",
+                                        "0.5"))
+    records, acc = asyncio.run(run_offline(workload, FakeTransport(OracleModel(
+        task_by_id("7")))))
+    assert acc is not None
+    forged = {**acc, "headline": 0.0, "correct": 0}
+    again = task.rescore(records, forged)
+    assert again == acc  # every figure from the records; target/profile/user kept
+    failed = [{**r, "correct": False} if r.get("type") == "sample" else r for r in records]
+    assert task.rescore(failed, acc)["headline"] == 0.0  # type: ignore[index]
+
+
 def test_agent_errors_end_the_conversation() -> None:
     class Broken(FakeTransport):
         async def chat(self, body, timeout_s=None):  # type: ignore[no-untyped-def]

@@ -128,3 +128,17 @@ def test_fuzz_structured_sessions(obj: dict) -> None:
     data = json.dumps(obj).encode()
     session, problems = parse_line(RawLine(1, 0, data, len(data)), "fuzz.jsonl")
     assert (session is None) == bool(problems) or problems
+
+
+@pytest.mark.parametrize(("line", "column"), [
+    ('{"schema_version": "1", "session_id": ', "end of the line (column 39)"),
+    ('{"schema_version": "1",, "session_id": "a"}', "column 24"),
+])
+def test_malformed_json_names_the_column_of_that_line(
+        tmp_path: Path, line: str, column: str) -> None:
+    """JSON skips the newline as whitespace; the column must still be on this line (#22 item 13)."""
+    path = lines(tmp_path, good("a"), line, good("c"))
+    (problem,) = validate_file(path).problems
+    assert str(problem).startswith(f"{path}:2: malformed JSON")
+    assert str(problem).endswith(column)
+    assert "column 1)" not in str(problem) and not str(problem).endswith("column 1")
