@@ -310,9 +310,12 @@ async def run_offline(workload: Workload, transport: Any, *, sessions: int | Non
 
     records: list[dict[str, Any]] = []
     t0 = perf_counter_ns()
-    execute = workload.make_executor(ExecContext(transport, records.append, t0,
-                                                 ReplayOptions(model=model)))
+    ctx = ExecContext(transport, records.append, t0, ReplayOptions(model=model))
+    execute = workload.make_executor(ctx)
     count = workload.source.size if sessions is None else sessions
-    for i in range(count):
-        await execute(SessionTicket(i, workload.source(i), perf_counter_ns()))
+    try:
+        for i in range(count):
+            await execute(SessionTicket(i, workload.source(i), perf_counter_ns()))
+    finally:
+        await ctx.close_extras()
     return records, workload.score(records) if workload.score else None

@@ -257,6 +257,7 @@ async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
         stats = await runner.run()
     finally:
         _remove_signals()
+        await ctx.close_extras()
     return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
                    stats.cancelled)
 

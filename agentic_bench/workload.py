@@ -6,7 +6,7 @@ The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,13 @@ class ExecContext:
     sink: RecordSink
     t0_ns: int
     options: ReplayOptions
+    # what an executor opened beside the run's transport (e.g. a second endpoint's client),
+    # closed by the harness when the run's sessions are over
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def close_extras(self) -> None:
+        while self.closers:
+            await self.closers.pop()()
 
 
 Scorer = Callable[[list[dict[str, Any]]], dict[str, Any] | None]

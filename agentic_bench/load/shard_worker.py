@@ -91,6 +91,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
         if watcher is not None:
             watcher.cancel()
         writer.close()
+        await ctx.close_extras()
         await client.aclose()
     lag = describe(lags)
     return {

@@ -67,8 +67,8 @@ async def run_with_loadgen(
     sut = SessionSut(lg, loop, workload.source, sink, t0_ns=t0,
                      token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
                      keep_records=opts.mode == "accuracy")
-    sut.execute = workload.make_executor(ExecContext(endpoint.transport, sut.sink, t0,
-                                                     config.options))
+    ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options)
+    sut.execute = workload.make_executor(ctx)
     out.mkdir(parents=True, exist_ok=True)
     grace = config.load.grace_s
     stop = _Interrupt(sut, grace) if install_signals else None
@@ -76,6 +76,7 @@ async def run_with_loadgen(
     await _start_test(lg, sut, ts, _log_settings(lg, out), workload.source.size, stop)
     await sut.drain(grace)
     t_end = perf_counter_ns()
+    await ctx.close_extras()
     trace = out / "mlperf_log_trace.json"  # written (empty) even with tracing off
     if trace.is_file() and trace.stat().st_size == 0:
         trace.unlink()

@@ -114,12 +114,35 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
         "config": run.config,
         **run.extra,
     }
+    roles = _roles(llm, len(sessions))
+    if roles:
+        summary["roles"] = roles
     phases = sorted({r["phase"] for r in records_list if r.get("phase")})
     if phases:
         summary["phases"] = {p: _phase(records_list, p) for p in phases}
     summary["constraints"] = evaluate(summary, run.slos)
     summary["result"] = "VALID" if all(c["ok"] for c in summary["constraints"]) else "INVALID"
     return summary
+
+
+def _roles(llm: list[dict[str, Any]], sessions: int) -> dict[str, Any]:
+    """LLM calls by the ``role`` their records name (e.g. rag-e2e's main and grade models):
+    calls, errors, calls per session and the role's TTFT, TPOT and request latency."""
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in llm:
+        if r.get("role"):
+            by[str(r["role"])].append(r)
+    out: dict[str, Any] = {}
+    for role, calls in sorted(by.items()):
+        ok = [r for r in calls if r.get("status") == "ok"]
+        out[role] = {
+            "requests": len(calls), "errors": len(calls) - len(ok),
+            "requests_per_session": len(calls) / sessions if sessions else None,
+            "ttft_ms": describe(r["ttft_ms"] for r in ok if "ttft_ms" in r),
+            "tpot_ms": describe(r["tpot_ms"] for r in ok if "tpot_ms" in r),
+            "request_ms": describe(r["request_ms"] for r in ok),
+        }
+    return out
 
 
 def _phase(records: list[dict[str, Any]], phase: str) -> dict[str, Any]:

@@ -121,8 +121,16 @@ def summary_section(summary: dict[str, Any]) -> str:
     stage_tbl = table(["stage (ms)", *STAT_COLS],
                       [[name, *(s.get(k) for k in STAT_COLS)] for name, s in stages.items()],
                       table_id="table-stages") if stages else ""
+    roles = summary.get("roles") or {}
+    role_tbl = table(
+        ["LLM role", "calls", "per session", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
+         "errors"],
+        [[name, r.get("requests"), r.get("requests_per_session"),
+          r["ttft_ms"].get("p50"), r["ttft_ms"].get("p99"), r["tpot_ms"].get("p50"),
+          r["tpot_ms"].get("p99"), r.get("errors")] for name, r in roles.items()],
+        table_id="table-roles") if roles else ""
     return section("section-summary", "Summary",
-                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}')
+                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}{role_tbl}')
 
 
 def _host_cpu_cell(host: dict[str, Any] | None) -> str:

@@ -78,6 +78,21 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
 _STAT_COLUMNS = ("mean", "p50", "p90", "p99", "max")
 
 
+def _role_lines(roles: dict[str, Any]) -> list[str]:
+    """One line per LLM role (rag-e2e: main, grade): calls and its TTFT / TPOT p50 / p99."""
+    if not roles:
+        return []
+    lines = ["", "LLM roles     calls  per session   TTFT p50 / p99 ms   TPOT p50 / p99 ms"]
+    for name, r in roles.items():
+        per = r.get("requests_per_session")
+        lines.append(
+            f"  {name:<10}{r['requests']:>7}{'' if per is None else f'{per:.2f}':>13}"
+            f"{_fmt(r['ttft_ms']['p50']):>12} / {_fmt(r['ttft_ms']['p99']):<6}"
+            f"{_fmt(r['tpot_ms']['p50']):>12} / {_fmt(r['tpot_ms']['p99'])}"
+            + (f"   errors {r['errors']}" if r.get("errors") else ""))
+    return lines
+
+
 def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str]:
     """The latency table and the stage table, with one column width wide enough for every
     value (a 157,053.52 ms maximum must not run into the p99 beside it)."""
@@ -131,6 +146,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"{t['sessions_per_s']:.3f} sessions/s; goodput "
         f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
     ]
+    lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}
     if tc.get("scored"):
         lines.append(f"Tool calls: {tc['matched']}/{tc['scored']} match the recorded calls "

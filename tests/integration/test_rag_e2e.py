@@ -123,6 +123,34 @@ def test_single_shot_server_scenario(sim_factory: Callable[..., Any], tmp_path: 
     assert (tmp_path / "run" / "accuracy.txt").read_text() == "Accuracy: 0.0000\n"
 
 
+def test_grading_on_its_own_endpoint(sim_factory: Callable[..., Any], tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """#20 item 3: grading calls reach only the grader (which serves another model name and
+    wants its own key: a misrouted call would fail), the rest only the main endpoint."""
+    monkeypatch.setenv("GRADER_KEY", "grader-secret")
+    main = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
+    grader = sim_factory("--ttft-ms", "20", "--itl-ms", "1", "--output-tokens", "4",
+                         "--model", "grader", "--api-key-env", "GRADER_KEY",
+                         env={"GRADER_KEY": "grader-secret"})
+    out = tmp_path / "run"
+    summary = run_task("--quick", "--questions", "3", "--max-rounds", "1", "--endpoint",
+                       main.url, "--grade-endpoint", grader.url, "--grade-model", "grader",
+                       "--grade-api-key-env", "GRADER_KEY", "--out", str(out))
+    assert summary["counts"]["errors"] == 0 and summary["counts"]["sessions_ok"] == 3
+    steps = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    llm = [r for r in steps if r.get("type") == "step" and r.get("kind") == "llm"]
+    assert {r["role"] for r in llm if r["stage"] == "grade"} == {"grade"}
+    assert {r["role"] for r in llm if r["stage"] != "grade"} == {"main"}
+    roles = summary["roles"]
+    assert roles["grade"]["requests"] == summary["stages_ms"]["grade"]["count"] > 0
+    assert roles["main"]["requests"] + roles["grade"]["requests"] == len(llm)
+    assert roles["grade"]["ttft_ms"]["p50"] > roles["main"]["ttft_ms"]["p50"]  # 20 vs 5 ms
+    assert summary["workload"]["roles"]["grade"]["model"] == "grader"
+    assert "LLM roles" in (out / "summary.txt").read_text()
+    assert 'id="table-roles"' in (out / "report.html").read_text()
+    assert "grader-secret" not in (out / "summary.json").read_text()
+
+
 def _embedded_reason() -> str | None:
     if importlib.util.find_spec("llama_cpp") is None:
         return "llama-cpp-python is not installed (scripts/install_llama.sh .venv/bin/pip)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from time import perf_counter_ns
 from typing import Any
 
@@ -21,6 +21,7 @@ from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
 from agentic_bench.tasks.rag_e2e.recorded import QuestionResponses, ResponseCache, TraceWriter
+from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint, RoleTransport, role_of
 from agentic_bench.tasks.rag_e2e.trace_build import question_session
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.workload import ExecContext
@@ -53,11 +54,17 @@ class RagShared:
     ks: tuple[int, ...] = DEFAULT_KS
     trace: TraceWriter | None = None
     responses: ResponseCache | None = None
+    roles: dict[str, RoleEndpoint] = field(default_factory=dict)  # role -> its own endpoint
 
 
 def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
         [SessionTicket], Awaitable[SessionOutcome]]]:
     def factory(ctx: ExecContext) -> Callable[[SessionTicket], Awaitable[SessionOutcome]]:
+        if shared.roles:  # grading (etc.) on its own endpoint, closed with the run
+            routed = RoleTransport(ctx.transport, shared.roles, ctx.options.request_timeout_s)
+            ctx = replace(ctx, transport=routed)
+            ctx.closers.append(routed.aclose)
+
         async def execute(ticket: SessionTicket) -> SessionOutcome:
             return await run_question(ctx, ticket, shared)
 
@@ -66,13 +73,15 @@ def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
     return factory
 
 
-def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses | None
+def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses | None,
+             routed: frozenset[str] = frozenset(),
              ) -> Callable[[list[dict[str, Any]], dict[str, Any]], Awaitable[Reply]]:
     async def chat(messages: list[dict[str, Any]], params: dict[str, Any]) -> Reply:
         stage = current_stage.get() or "generate"
         step = log.step()
         start = perf_counter_ns()
-        result = await rec.llm({"messages": messages, **params}, 0, step, stage=stage)
+        result = await rec.llm({"messages": messages, **params}, 0, step, stage=stage,
+                               role=role_of(stage, routed))
         if not result.ok:
             raise LlmCallFailed(f"{stage} call failed: {result.error_type}: {result.error}")
         content = result.content
@@ -146,8 +155,9 @@ async def run_question(ctx: ExecContext, ticket: SessionTicket,
     run: GraphRun | None = None
     error: str | None = None
     try:
+        chat = _chat_fn(rec, log, cached, frozenset(shared.roles))
         run = await run_graph(shared.pipeline, question.question, shared.flow,
-                              _stage_fn(rec, log), _chat_fn(rec, log, cached))
+                              _stage_fn(rec, log), chat)
     except asyncio.CancelledError:
         raise
     except LlmCallFailed as exc:

@@ -19,7 +19,9 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     select,
 )
 from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
+from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
+from agentic_bench.transport.url import redact_url
 from agentic_bench.workload import Workload
 
 FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot"}
@@ -81,6 +83,8 @@ def _check(args: argparse.Namespace) -> None:
     if args.reranker == "cross-encoder" and not args.reranker_model:
         raise ConfigError("--reranker cross-encoder needs --reranker-model DIR (local "
                           "cross-encoder weights; none ship with agentic-bench)")
+    if args.grade_endpoint and args.no_grade:
+        raise ConfigError("--grade-endpoint with --no-grade: no grading call would be sent")
     if args.accuracy_metric == "judge" and not args.judge_endpoint:
         raise ConfigError("--accuracy-metric judge needs --judge-endpoint URL")
     if args.record_trace and args.replay_responses and \
@@ -139,8 +143,11 @@ def build_workload(args: argparse.Namespace) -> Workload:
     resuming = getattr(args, "resume", None) is not None
     trace = TraceWriter(args.record_trace, append=resuming) if args.record_trace else None
     flow = FLOWS[args.flow]
+    roles = ({"grade": RoleEndpoint(args.grade_endpoint, args.grade_model,
+                                    args.grade_api_key_env)} if args.grade_endpoint else {})
     shared = RagShared(pipeline=pipeline, questions={q.id: q for q in selection.questions},
-                       flow=flow, source=provenance, trace=trace, responses=responses)
+                       flow=flow, source=provenance, trace=trace, responses=responses,
+                       roles=roles)
     sessions = question_sessions(selection)
     if args.sessions is None:
         args.sessions = len(sessions)
@@ -173,6 +180,8 @@ def build_workload(args: argparse.Namespace) -> Workload:
                          "retrieve_k": cfg.retrieve_k, "rerank_k": cfg.rerank_k,
                          "bm25": cfg.use_bm25, "grade": cfg.grade,
                          "grade_concurrency": cfg.grade_concurrency},
+            "roles": {role: {"endpoint": redact_url(spec.url), "model": spec.model}
+                      for role, spec in roles.items()},
             "record_trace": str(args.record_trace) if args.record_trace else None,
             "replay_responses": str(args.replay_responses) if args.replay_responses else None}
     # the index build's timings and memory differ between runs of the same workload

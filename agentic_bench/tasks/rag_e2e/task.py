@@ -65,6 +65,15 @@ class RagE2eTask:
         g.add_argument("--grade-concurrency", type=int, metavar="N",
                        help="grading calls in flight per question (default 4; 1 for the "
                        "embedded endpoint, which serves one request at a time)")
+        g.add_argument("--grade-endpoint", metavar="URL",
+                       help="send document-grading calls to this OpenAI-compatible endpoint "
+                       "(MLPerf grades on a second, smaller model); the other stages stay on "
+                       "--endpoint. Each role's latency is in the summary's roles block")
+        g.add_argument("--grade-model", metavar="NAME",
+                       help="model for --grade-endpoint (default: the first one it lists)")
+        g.add_argument("--grade-api-key-env", default="GRADE_API_KEY", metavar="VAR",
+                       help="environment variable with the --grade-endpoint API key "
+                       "(default GRADE_API_KEY; never stored)")
         g = parser.add_argument_group("rag-e2e recording and accuracy")
         g.add_argument("--record-trace", type=Path, metavar="FILE",
                        help="write every answered question as a trace session (exact LLM "
@@ -74,8 +83,11 @@ class RagE2eTask:
                        "FILE, so the control flow matches the recording (cached-response mode)")
         g.add_argument("--judge-endpoint", metavar="URL",
                        help="OpenAI-compatible endpoint of an LLM judge (after the run)")
-        g.add_argument("--judge-model", metavar="NAME")
-        g.add_argument("--judge-api-key-env", default="JUDGE_API_KEY", metavar="VAR")
+        g.add_argument("--judge-model", metavar="NAME",
+                       help="model for --judge-endpoint (default: the first one it lists)")
+        g.add_argument("--judge-api-key-env", default="JUDGE_API_KEY", metavar="VAR",
+                       help="environment variable with the judge's API key (default "
+                       "JUDGE_API_KEY; never stored)")
         g.add_argument("--accuracy-metric", choices=("f1", "em", "judge"), default="f1",
                        help="the headline accuracy (default f1)")
         g.add_argument("--accuracy-target", type=float, metavar="X",

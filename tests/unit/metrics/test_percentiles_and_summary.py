@@ -101,3 +101,18 @@ def test_loadgen_invalid_verdict_makes_the_run_invalid() -> None:
     rows = evaluate({**base, "loadgen": {"result": "VALID"}}, {})
     assert all(r["ok"] for r in rows)
     assert not [r for r in evaluate(base, {}) if r["name"] == "loadgen_result"]
+
+
+def test_roles_block_only_when_records_name_a_role() -> None:
+    assert "roles" not in summarize(records(), RunInfo("t", complete=True, duration_s=1.0))
+    tagged = [step("a", 10.0, role="main"), step("a", 200.0, role="grade"),
+              step("b", 300.0, role="grade"), step("b", 0.0, status="error", role="grade"),
+              {"type": "session", "session_id": "a", "status": "ok", "turns": 1,
+               "latency_ms": 1.0},
+              {"type": "session", "session_id": "b", "status": "ok", "turns": 1,
+               "latency_ms": 1.0}]
+    roles = summarize(tagged, RunInfo("t", complete=True, duration_s=1.0))["roles"]
+    assert set(roles) == {"main", "grade"}
+    assert roles["grade"]["requests"] == 3 and roles["grade"]["errors"] == 1
+    assert roles["grade"]["requests_per_session"] == 1.5
+    assert roles["grade"]["ttft_ms"]["p50"] == 250.0 and roles["main"]["ttft_ms"]["max"] == 10.0
