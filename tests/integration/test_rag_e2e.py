@@ -67,6 +67,7 @@ def check_summary(summary: dict[str, Any], questions: int) -> None:
     for key in ("exact_match", "f1", "headline"):
         assert isinstance(acc[key], float)
     assert set(acc["retrieval"]) == {"@2", "@5", "@10"}
+    assert {"precision@N", "recall@N", "f1@N", "average_precision"} <= set(acc["mlperf_retrieval"])
     assert acc["llm_calls_per_question"]["mean"] >= 3
     assert summary["latency_ms"]["ttft"]["count"] == summary["counts"]["requests"]
 

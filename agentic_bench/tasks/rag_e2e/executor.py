@@ -21,6 +21,7 @@ from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
 from agentic_bench.tasks.rag_e2e.recorded import QuestionResponses, ResponseCache, TraceWriter
+from agentic_bench.tasks.rag_e2e.reference_retrieval import MLPERF_FINAL_DOCS, question_metrics
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint, RoleTransport, role_of
 from agentic_bench.tasks.rag_e2e.trace_build import question_session
 from agentic_bench.tasks.recorder import SessionRecorder
@@ -137,6 +138,9 @@ def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | Non
         "supporting_titles": list(question.supporting_titles),
         "retrieved_titles": retrieved[:TITLES_KEPT],
         "context_titles": context,
+        # MLPerf's P/R/F1@k,@N and AP over the kept pages, cut as multi_shot_retrieval.py does
+        "mlperf_retrieval": question_metrics(question.supporting_titles,
+                                             context[:MLPERF_FINAL_DOCS]),
         "error": error,
     }
     if cached is not None:
