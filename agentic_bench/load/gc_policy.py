@@ -6,12 +6,14 @@ in flight: a 12 ms pause at 3.4k records, measured (``benchmarks/agentic_replay_
 --gc-log``), longer as the run grows. Every stream whose first token arrives during the pause
 carries it into its TTFT.
 
-The policy: collect once and freeze before the first request (the trace, the transport, the
-imported modules), and freeze again each time a session ends (:func:`settle`), so finished
-sessions' records are never scanned again. ``gc.freeze`` is O(1) (a list splice). Young
-objects are still collected by the cheap generation-0/1 passes; a reference cycle that became
-garbage just before a freeze waits for the end of the run, where everything is unfrozen and
-collected. :data:`ENABLED` turns the policy off (the benchmark's ``--python-gc``).
+The policy: freeze before the first request (the trace, the transport, the imported modules),
+and freeze again each time a session ends (:func:`settle`), so finished sessions' records are
+never scanned again. ``gc.freeze`` is O(1) (a list splice), so the policy costs nothing on the
+measured path. Young objects are still collected by the cheap generation-0/1 passes; a
+reference cycle that became garbage just before a freeze waits for the end of the run, where
+everything is unfrozen and left to the collector's next full pass (no forced collection: a
+process that runs many benchmarks does not pay one per run). :data:`ENABLED` turns the policy
+off (the benchmark's ``--python-gc``).
 """
 
 from __future__ import annotations
@@ -26,12 +28,11 @@ _active = False
 
 @contextlib.contextmanager
 def measured_phase() -> Iterator[None]:
-    """Freeze what exists now; unfreeze and collect when the block ends."""
+    """Freeze what exists now; unfreeze when the block ends."""
     global _active
     if not ENABLED or _active:  # nested runs (a sweep point) share the outer phase
         yield
         return
-    gc.collect()
     gc.freeze()
     _active = True
     try:
@@ -39,7 +40,6 @@ def measured_phase() -> Iterator[None]:
     finally:
         _active = False
         gc.unfreeze()
-        gc.collect()
 
 
 def settle() -> None:

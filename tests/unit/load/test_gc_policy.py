@@ -29,7 +29,7 @@ def test_measured_phase_freezes_kept_objects_and_unfreezes_after() -> None:
     assert gc.get_freeze_count() == 0
 
 
-def test_cycles_frozen_during_the_run_are_collected_at_its_end() -> None:
+def test_cycles_frozen_during_the_run_are_collectable_after_it() -> None:
     import weakref
 
     with gc_policy.measured_phase():
@@ -39,7 +39,8 @@ def test_cycles_frozen_during_the_run_are_collected_at_its_end() -> None:
         del node
         gc.collect()
         assert ref() is not None  # frozen: not collected during the run
-    assert ref() is None  # collected once the run is over
+    gc.collect()  # the collector's next full pass, after the run
+    assert ref() is None  # unfrozen: collectable again
 
 
 def test_disabled_policy_leaves_the_collector_alone(monkeypatch: pytest.MonkeyPatch) -> None:
