@@ -33,7 +33,7 @@ from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.transport.client import ChatTransport
 from agentic_bench.transport.url import redact_url
-from agentic_bench.workload import ExecContext, Workload
+from agentic_bench.workload import ExecContext, Workload, session_executor
 
 if TYPE_CHECKING:
     from agentic_bench.loadgen.options import LoadgenOptions
@@ -69,6 +69,9 @@ class RunConfig:
             "turn_timeout_s": self.options.turn_timeout_s,
             "salt": bool(self.options.salt), "slos": self.slos,
             "retries": self.options.retries,
+            # only when set: a resume of a run made before the option keeps its identity
+            **({"session_headers": list(self.options.session_headers)}
+               if self.options.session_headers else {}),
             "loadgen": self.loadgen.public() if self.loadgen is not None else None,
         }
 
@@ -251,7 +254,7 @@ async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
                       transport: ChatTransport, t0: int, sink: RecordSink,
                       skip: set[int]) -> Segment:
     ctx = ExecContext(transport, sink, t0, config.options)
-    runner = LoadRunner(spec, workload.source, workload.make_executor(ctx), skip=skip)
+    runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
     _install_signals(runner.stop_event, runner)
     try:
         stats = await runner.run()

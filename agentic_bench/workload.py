@@ -55,5 +55,13 @@ class Workload:
         = None
 
 
+def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
+    """The workload's executor for this run, with each session's affinity headers set while
+    it runs (``--session-header``)."""
+    from agentic_bench.transport.session_headers import with_session_headers
+
+    return with_session_headers(workload.make_executor(ctx), ctx.options.session_headers)
+
+
 def replay_executor(ctx: ExecContext) -> Execute:
     return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run

@@ -26,6 +26,10 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    help="retry a failed request up to N times (attempts are recorded)")
     g.add_argument("--max-tokens", type=int, metavar="N", help="max_tokens sent with each call")
     g.add_argument("--temperature", type=float, metavar="T", help="temperature for each call")
+    g.add_argument("--session-header", action="append", default=[], metavar="NAME",
+                   help="send each session's id in this HTTP header on every request of the "
+                   "session (repeatable; X-Session-ID is the usual name), so a KV-cache-aware "
+                   "router keeps a conversation on one replica")
     g = p.add_argument_group("load")
     g.add_argument("--scenario", choices=SCENARIO_CHOICES, default=scenario,
                    help=f"load scenario (default {scenario}); see `agentic-bench list`")
@@ -105,6 +109,7 @@ def run_config(args: argparse.Namespace) -> Any:
     from agentic_bench.metrics.verdict import parse_slos
     from agentic_bench.replay.session import ReplayOptions
     from agentic_bench.replay.think import ThinkPolicy
+    from agentic_bench.transport.session_headers import check_names
 
     overrides: dict[str, Any] = {}
     if args.max_tokens is not None:
@@ -147,7 +152,8 @@ def run_config(args: argparse.Namespace) -> Any:
         model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
         overrides=overrides, request_timeout_s=args.request_timeout,
         turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
-        retries=args.retries)
+        retries=args.retries,
+        session_headers=check_names(getattr(args, "session_header", None) or []))
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,

@@ -22,7 +22,7 @@ from agentic_bench.load.spec import LoadSpec
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.replay.session import ReplayOptions
-from agentic_bench.workload import ExecContext, Workload
+from agentic_bench.workload import ExecContext, Workload, session_executor
 
 
 @dataclass
@@ -75,7 +75,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     # the barrier: wall clock → this machine's monotonic clock
     t_start = perf_counter_ns() + int((spec.start_wall - time.time()) * 1e9)
     ctx = ExecContext(client, sink, t_start, spec.options)
-    runner = LoadRunner(spec.load, workload.source, workload.make_executor(ctx),
+    runner = LoadRunner(spec.load, workload.source, session_executor(workload, ctx),
                         skip=spec.skip, shard=(spec.shard, spec.shards), t_start_ns=t_start)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -26,7 +26,7 @@ from agentic_bench.loadgen.options import INSTALL_HINT, LoadgenOptions
 from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
 from agentic_bench.loadgen.sut import SessionSut
 from agentic_bench.replay.session import RecordSink
-from agentic_bench.workload import ExecContext, Workload
+from agentic_bench.workload import ExecContext, Workload, session_executor
 
 # LoadGen's issue thread needs the GIL to call issue_queries; while the loop thread runs Python
 # it waits up to the interpreter's switch interval (5 ms by default) — time LoadGen counts as
@@ -68,7 +68,7 @@ async def run_with_loadgen(
                      token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
                      keep_records=opts.mode == "accuracy")
     ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options)
-    sut.execute = workload.make_executor(ctx)
+    sut.execute = session_executor(workload, ctx)
     out.mkdir(parents=True, exist_ok=True)
     grace = config.load.grace_s
     stop = _Interrupt(sut, grace) if install_signals else None

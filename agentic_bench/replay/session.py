@@ -48,6 +48,7 @@ class ReplayOptions:
     live_max_steps: int = 25
     salt: str | None = None
     retries: int = 0
+    session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from agentic_bench.transport.result import ChatResult, http_error_type
+from agentic_bench.transport.session_headers import SESSION_HEADERS
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
 
@@ -111,9 +112,12 @@ class AiohttpChatClient:
         result = ChatResult()
         chunks: list[tuple[int, bytes]] = []
         session = self._client()
+        affinity = SESSION_HEADERS.get()
+        headers = dict(affinity.pairs) if affinity else None
         result.t_sent_ns = perf_counter_ns()
         try:
-            async with session.post(self._url, data=payload, timeout=timeout) as resp:
+            async with session.post(self._url, data=payload, timeout=timeout,
+                                    headers=headers) as resp:
                 result.t_first_byte_ns = perf_counter_ns()
                 result.http_status = resp.status
                 if resp.status >= 400:

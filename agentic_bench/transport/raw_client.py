@@ -22,8 +22,11 @@ import orjson
 from agentic_bench.transport.client import CHUNK_WATCH
 from agentic_bench.transport.http1 import Http1Connection, ResponseError
 from agentic_bench.transport.result import ChatResult, http_error_type
+from agentic_bench.transport.session_headers import SESSION_HEADERS
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
+
+ACCEPT_SSE = "Accept: text/event-stream\r\n"
 
 
 def _dumps(body: dict[str, Any]) -> bytes:
@@ -182,8 +185,9 @@ class RawChatClient:
         body["stream"] = True
         if self._include_usage:
             body.setdefault("stream_options", {"include_usage": True})
+        affinity = SESSION_HEADERS.get()
         request = self._request("POST", "/chat/completions", _dumps(body),
-                                "Accept: text/event-stream\r\n")
+                                ACCEPT_SSE + affinity.raw if affinity else ACCEPT_SSE)
         timeout = timeout_s or self._timeout_s
         result = ChatResult()
         if self._slots is not None:
