@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentic_bench.metrics.interactivity import interactivity
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.verdict import evaluate, session_meets_slos
 
@@ -102,6 +103,7 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
             "sessions_per_s": len(ok_sessions) / duration,
         },
         "goodput": {"sessions_per_s": _goodput(ok_sessions, llm, ok_turns, run.slos) / duration},
+        "interactivity": interactivity(llm, sessions),
         "tool_calls": _tool_call_rates(turns),
         "accuracy": run.accuracy,
         "harness": {

@@ -78,6 +78,18 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
 _STAT_COLUMNS = ("mean", "p50", "p90", "p99", "max")
 
 
+def _interactivity_lines(block: dict[str, Any] | None) -> list[str]:
+    """Tokens/s one user sees: MLCommons' scalar (and with failed requests left out), the
+    per-request median, and 1000 / p90 of latency per token (docs/metrics.md)."""
+    if not block or block.get("e2e_avg_interactivity") is None:
+        return []
+    per_user = (block.get("tokens_per_s_per_user") or {}).get("p50")
+    inverse = (block.get("inverse_e2el_per_token") or {}).get("p90")
+    return [f"Interactivity: e2e_avg {_fmt(block['e2e_avg_interactivity'])} tok/s "
+            f"(failed excluded {_fmt(block.get('e2e_avg_interactivity_ok'))}); "
+            f"per request p50 {_fmt(per_user)} tok/s; 1000/p90(E2EL/OSL) {_fmt(inverse)} tok/s"]
+
+
 def _role_lines(roles: dict[str, Any]) -> list[str]:
     """One line per LLM role (rag-e2e: main, grade): calls and its TTFT / TPOT p50 / p99."""
     if not roles:
@@ -145,6 +157,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"{t['output_tokens_per_s']:.1f} output tok/s, "
         f"{t['sessions_per_s']:.3f} sessions/s; goodput "
         f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
+        *_interactivity_lines(summary.get("interactivity")),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

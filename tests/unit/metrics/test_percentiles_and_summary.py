@@ -116,3 +116,27 @@ def test_roles_block_only_when_records_name_a_role() -> None:
     assert roles["grade"]["requests"] == 3 and roles["grade"]["errors"] == 1
     assert roles["grade"]["requests_per_session"] == 1.5
     assert roles["grade"]["ttft_ms"]["p50"] == 250.0 and roles["main"]["ttft_ms"]["max"] == 10.0
+
+
+def test_interactivity_forms() -> None:
+    from agentic_bench.metrics.interactivity import interactivity
+
+    llm = [step("a", 10.0, output_tokens=10, request_ms=1000.0),
+           step("a", 10.0, output_tokens=30, request_ms=1000.0),
+           step("b", 10.0, output_tokens=20, request_ms=4000.0),
+           step("b", 0.0, status="error", output_tokens=0, request_ms=5000.0)]
+    sessions = [{"session_id": "a", "status": "ok", "latency_ms": 2500.0},
+                {"session_id": "b", "status": "error", "latency_ms": 9000.0}]
+    block = interactivity(llm, sessions)
+    # endpoints PR #493: all tokens of ok requests / every request's latency (failed included)
+    assert block["e2e_avg_interactivity"] == 60 / 11.0
+    assert block["e2e_avg_interactivity_ok"] == 60 / 6.0  # the reviewer's matching sides
+    assert block["tokens_per_s_per_user"]["count"] == 3
+    assert block["tokens_per_s_per_user"]["p50"] == 10.0  # 10, 30, 5 tok/s
+    assert block["session_tokens_per_s"]["count"] == 1  # only ok sessions
+    assert block["session_tokens_per_s"]["mean"] == 40 / 2.5
+    # AIPerf: 1000 / pXX(E2EL/OSL); ms/token = 100, 33.3, 200 -> p50 = 100 ms -> 10 tok/s
+    assert block["inverse_e2el_per_token"]["p50"] == 10.0
+    assert block["inverse_e2el_per_token"]["p99"] < block["inverse_e2el_per_token"]["p50"]
+    empty = interactivity([], [])
+    assert empty["e2e_avg_interactivity"] is None and empty["inverse_e2el_per_token"]["p90"] is None
