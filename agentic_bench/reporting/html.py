@@ -111,6 +111,9 @@ def summary_section(summary: dict[str, Any]) -> str:
         ("sessions/s", t.get("sessions_per_s")),
         ("goodput (sessions/s meeting every SLO)",
          (summary.get("goodput") or {}).get("sessions_per_s")),
+        ("interactivity, e2e avg (tok/s per user; failed excluded)",
+         " / ".join(fmt_num((summary.get("interactivity") or {}).get(k))
+                    for k in ("e2e_avg_interactivity", "e2e_avg_interactivity_ok"))),
         ("duration (s)", summary.get("duration_s")),
     ], "table-throughput")
     lat = summary.get("latency_ms") or {}
