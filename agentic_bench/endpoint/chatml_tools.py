@@ -15,7 +15,10 @@ Why (measured against llama-cpp-python 0.3.36, SmolLM2-135M-Instruct): the upstr
 This handler keeps the upstream prompt format and its grammar-constrained routing
 (``message:`` vs ``functions.<name>:``) and fixes the points above. Its streamed chunks are
 OpenAI ``chat.completion.chunk`` objects; the last one carries ``usage`` (``choices: []``), where
-``completion_tokens`` counts every token generated after the routing decision. The template is
+``completion_tokens`` counts every token generated after the routing decision and
+``prompt_tokens_details.cached_tokens`` the prompt tokens llama.cpp reuses from its context (the
+longest common prefix with what it evaluated last: a multi-turn conversation's second request
+hits it). The template is
 the upstream one (MIT, llama-cpp-python) plus a ``tool`` role and a guard for
 ``tool_calls: null``.
 
@@ -151,7 +154,8 @@ class _Chunker:
             ],
         }
 
-    def usage(self, prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    def usage(self, prompt_tokens: int, completion_tokens: int,
+              cached_tokens: int = 0) -> dict[str, Any]:
         return {
             "id": self.id,
             "object": "chat.completion.chunk",
@@ -162,6 +166,7 @@ class _Chunker:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": cached_tokens},
             },
         }
 
@@ -210,7 +215,9 @@ def _stream(
 
     out = _Chunker(model)
     prompt = render_prompt(messages, tools if tool_choice != "none" else None)
-    prompt_tokens = len(llama.tokenize(prompt.encode("utf-8"), special=True))
+    prompt_ids = llama.tokenize(prompt.encode("utf-8"), special=True)
+    prompt_tokens = len(prompt_ids)
+    cached = cached_prefix(list(llama.input_ids), prompt_ids)
     if prompt_tokens >= llama.n_ctx():
         yield overflow_event(prompt_tokens, llama.n_ctx(), max_tokens)
         return
@@ -263,7 +270,19 @@ def _stream(
                 out, first, names, tools or [], prompt, complete, grammar_from,
                 follow_up=not isinstance(tool_choice, dict),
             )  # fmt: skip
-        yield out.usage(prompt_tokens, counter.n)
+        yield out.usage(prompt_tokens, counter.n, cached)
+
+
+def cached_prefix(evaluated: list[int], prompt: list[int]) -> int:
+    """Prompt tokens llama.cpp will reuse from its context: the longest common prefix of what
+    it last evaluated and the new prompt, at most all but the prompt's last token (it always
+    evaluates one, as ``Llama.generate`` does)."""
+    n = 0
+    for a, b in zip(evaluated, prompt[:-1], strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
 
 
 def _stream_tool_calls(

@@ -9,6 +9,7 @@ from typing import Any
 
 from agentic_bench.metrics.interactivity import interactivity
 from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.prefix_cache import prefix_cache
 from agentic_bench.metrics.verdict import evaluate, session_meets_slos
 
 SUMMARY_SCHEMA = "agentic-bench/summary"
@@ -116,6 +117,9 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
         "config": run.config,
         **run.extra,
     }
+    cache = prefix_cache(llm)
+    if cache is not None:
+        summary["prefix_cache"] = cache
     roles = _roles(llm, len(sessions))
     if roles:
         summary["roles"] = roles

@@ -39,6 +39,7 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int) -> dict[str, A
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "token_source": "usage" if result.output_tokens is not None else "chunks",
+        **({"cached_tokens": result.cached_tokens} if result.cached_tokens is not None else {}),
         "chunks": result.chunks,
     }
     if result.t_first_token_ns is not None:

@@ -90,6 +90,24 @@ def _interactivity_lines(block: dict[str, Any] | None) -> list[str]:
             f"per request p50 {_fmt(per_user)} tok/s; 1000/p90(E2EL/OSL) {_fmt(inverse)} tok/s"]
 
 
+def _prefix_cache_lines(block: dict[str, Any] | None) -> list[str]:
+    if not block:
+        return []
+    curve = block.get("by_request_position") or []
+    first = next((r["hit_rate"] for r in curve if r["position"] == 0), None)
+    later = [r for r in curve if r["position"] > 0 and r["hit_rate"] is not None]
+    rest = (sum(r["hit_rate"] * r["requests"] for r in later)
+            / sum(r["requests"] for r in later)) if later else None
+    return [f"Prefix cache: {_fmt(block['cached_tokens'])} of {_fmt(block['prompt_tokens'])} "
+            f"prompt tokens served from cache ({_pct(block['hit_rate'])}; first request of a "
+            f"session {_pct(first)}, later ones {_pct(rest)}; "
+            f"{block['requests_reporting']} requests reported it)"]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
 def _role_lines(roles: dict[str, Any]) -> list[str]:
     """One line per LLM role (rag-e2e: main, grade): calls and its TTFT / TPOT p50 / p99."""
     if not roles:
@@ -158,6 +176,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"{t['sessions_per_s']:.3f} sessions/s; goodput "
         f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
         *_interactivity_lines(summary.get("interactivity")),
+        *_prefix_cache_lines(summary.get("prefix_cache")),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

@@ -60,6 +60,7 @@ class ChatResult:
     finish_reason: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None  # prompt tokens the server served from its prefix cache
     chunks: int = 0
     model: str | None = None
 

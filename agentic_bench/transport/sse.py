@@ -86,6 +86,21 @@ def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, An
             slot["arguments"] += fn["arguments"]
 
 
+def cached_prompt_tokens(usage: dict[str, Any], timings: Any) -> int | None:
+    """Prompt tokens served from the server's prefix cache, from whichever field it uses:
+    ``usage.prompt_tokens_details.cached_tokens`` (OpenAI, vLLM with
+    ``--enable-prompt-tokens-details``, SGLang), ``usage.cached_tokens`` (some SGLang
+    versions), or llama.cpp's ``timings.cache_n``. None when the server says nothing."""
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+        return int(details["cached_tokens"])
+    if isinstance(usage.get("cached_tokens"), int):
+        return int(usage["cached_tokens"])
+    if isinstance(timings, dict) and isinstance(timings.get("cache_n"), int):
+        return int(timings["cache_n"])
+    return None
+
+
 def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> ChatResult:
     """Fill ``result`` from the timed chunks; mark it malformed/disconnected when needed."""
     result.chunks = len(chunks)
@@ -112,6 +127,13 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
         if isinstance(usage, dict):
             result.input_tokens = usage.get("prompt_tokens", result.input_tokens)
             result.output_tokens = usage.get("completion_tokens", result.output_tokens)
+            cached = cached_prompt_tokens(usage, event.get("timings"))
+            if cached is not None:
+                result.cached_tokens = cached
+        elif isinstance(event.get("timings"), dict):
+            cached = cached_prompt_tokens({}, event["timings"])
+            if cached is not None:
+                result.cached_tokens = cached
         for choice in event.get("choices") or ():
             delta = choice.get("delta") or {}
             carried = False

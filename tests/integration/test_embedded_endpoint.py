@@ -165,6 +165,25 @@ def test_max_completion_tokens_bounds_the_reply(server: LlamaServer) -> None:
     assert r.output_tokens == 3 and r.finish_reason == "length"
 
 
+def test_second_turn_of_a_conversation_hits_the_prompt_cache(server: LlamaServer) -> None:
+    """#21 item 1: the embedded server reports llama.cpp's prefix reuse as OpenAI's
+    usage.prompt_tokens_details.cached_tokens; a follow-up request that resends the history
+    reuses all of its first prompt."""
+    first_msgs = [{"role": "system", "content": "You answer in one short sentence."},
+                  {"role": "user", "content": "Name a colour of the sky."}]
+    body = {"model": "smollm2", "temperature": 0, "max_tokens": 8, "messages": first_msgs}
+    chat(server.base_url, {**body, "messages": [{"role": "user", "content": "Reset."}]})
+    first = chat(server.base_url, body)
+    assert first.ok and first.cached_tokens is not None and first.input_tokens
+    assert first.cached_tokens < first.input_tokens // 2  # a different conversation came first
+    follow = [*first_msgs, {"role": "assistant", "content": first.content},
+              {"role": "user", "content": "And of grass?"}]
+    second = chat(server.base_url, {**body, "messages": follow})
+    assert second.ok and second.cached_tokens is not None and second.input_tokens
+    assert second.cached_tokens >= first.input_tokens - 2  # the whole first prompt, reused
+    assert second.cached_tokens < second.input_tokens
+
+
 def test_inproc_and_http_fill_the_same_fields(server: LlamaServer) -> None:
     from agentic_bench.endpoint.inproc import InprocChatClient
 

@@ -140,3 +140,35 @@ def test_interactivity_forms() -> None:
     assert block["inverse_e2el_per_token"]["p99"] < block["inverse_e2el_per_token"]["p50"]
     empty = interactivity([], [])
     assert empty["e2e_avg_interactivity"] is None and empty["inverse_e2el_per_token"]["p90"] is None
+
+
+def test_prefix_cache_block_from_reported_cached_tokens() -> None:
+    from agentic_bench.metrics.prefix_cache import prefix_cache
+
+    llm = [step("a", 1.0, input_tokens=100, cached_tokens=0, t_sent_ns=1),
+           step("a", 1.0, input_tokens=200, cached_tokens=150, t_sent_ns=2),
+           step("b", 1.0, input_tokens=100, cached_tokens=50, t_sent_ns=3),
+           step("b", 1.0, input_tokens=300, t_sent_ns=4),  # did not report: left out
+           step("b", 0.0, status="error", input_tokens=10, cached_tokens=10)]
+    block = prefix_cache(llm)
+    assert block is not None
+    assert block["requests_reporting"] == 3
+    assert block["hit_rate"] == 200 / 400
+    assert [(r["position"], r["requests"], r["hit_rate"]) for r in block["by_request_position"]] \
+        == [(0, 2, 50 / 200), (1, 1, 150 / 200)]
+    assert block["per_session_hit_rate"]["count"] == 2
+    assert prefix_cache([step("a", 1.0, input_tokens=5)]) is None
+    summary = summarize(llm, RunInfo("t", complete=True, duration_s=1.0))
+    assert summary["prefix_cache"]["cached_tokens"] == 200
+
+
+@pytest.mark.parametrize(("usage", "timings", "cached"), [
+    ({"prompt_tokens_details": {"cached_tokens": 7}}, None, 7),  # OpenAI, vLLM, SGLang
+    ({"cached_tokens": 5}, None, 5),
+    ({}, {"cache_n": 12, "prompt_n": 3}, 12),  # llama.cpp server
+    ({"prompt_tokens": 9}, None, None),
+])
+def test_cached_prompt_tokens_fields(usage: dict, timings: dict | None, cached: int | None) -> None:
+    from agentic_bench.transport.sse import cached_prompt_tokens
+
+    assert cached_prompt_tokens(usage, timings) == cached

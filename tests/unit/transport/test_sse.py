@@ -78,3 +78,17 @@ def test_payload_with_two_values_is_malformed_not_misaligned() -> None:
     chunks = [(1, b"data: 1,2\n\n"), (2, ev({"content": "a"})), (3, ev({}, finish="stop") + DONE)]
     r = assemble_stream(ChatResult(), chunks)
     assert r.error_type == "malformed"
+
+
+def test_cached_prompt_tokens_reach_the_result_and_the_record() -> None:
+    from agentic_bench.metrics.records import llm_record
+
+    usage = {"prompt_tokens": 40, "completion_tokens": 1,
+             "prompt_tokens_details": {"cached_tokens": 32}}
+    chunks = [(20, ev({"content": "a"})), (30, ev({}, finish="stop") + ev(usage=usage) + DONE)]
+    r = assemble_stream(ChatResult(t_sent_ns=0, t_end_ns=40), chunks)
+    assert r.ok and r.cached_tokens == 32
+    assert llm_record(r, 0, 0)["cached_tokens"] == 32
+    plain = assemble_stream(ChatResult(t_sent_ns=0, t_end_ns=40),
+                            [(20, ev({"content": "a"}, finish="stop") + DONE)])
+    assert plain.cached_tokens is None and "cached_tokens" not in llm_record(plain, 0, 0)
