@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="hold every injected time to tens of microseconds (the last 2 ms "
                    "before each deadline are spent polling: one busy core); for measuring "
                    "a client's own timing error")
+    p.add_argument("--ttft-per-inflight-ms", type=float, default=0.0, metavar="MS",
+                   help="load model: add MS to a reply's TTFT for every other reply in flight "
+                   "when it arrives (TTFT = --ttft-ms + MS x others), so latency grows with "
+                   "load and a capacity search has a known answer (default 0: no load model)")
     p.add_argument("--api-key-env", metavar="VAR",
                    help="require 'Bearer $VAR' (to test key handling)")
     faults = p.add_argument_group("faults (per-request probabilities, for robustness tests)")
@@ -59,6 +63,7 @@ def main(args: argparse.Namespace) -> int:
         fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
         malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
         precise=args.precise, replay_trace=args.replay_trace,
+        ttft_per_inflight_ms=args.ttft_per_inflight_ms,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 
     server = SimServer(config)  # loads --replay-trace first: a bad file fails before listening

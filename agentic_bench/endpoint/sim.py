@@ -14,6 +14,10 @@ Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP
 ``replay_trace`` (a recorded trace) turns the simulator into an oracle: each reply is the
 recorded one that followed the request's history, one streamed chunk per word
 (:mod:`agentic_bench.endpoint.oracle`), timed by the same ttft/itl model.
+``ttft_per_inflight_ms`` is a load model: a reply that arrives while k others are in flight
+(started, last chunk not yet sent) gets TTFT ``ttft_ms + k × ttft_per_inflight_ms``; under a
+closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
+capacity under a TTFT limit, are known in advance (the capacity-search test relies on it).
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ class SimConfig:
     api_key: str | None = None
     precise: bool = False
     replay_trace: str | None = None
+    # load model: each reply's TTFT grows by this much per other reply in flight when it arrives
+    ttft_per_inflight_ms: float = 0.0
 
 
 EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
@@ -59,6 +65,7 @@ class SimServer:
         self.config = config
         self.rng = random.Random(config.seed)
         self.requests = 0
+        self.in_flight = 0  # replies started and not finished (the load model's input)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
         self.oracle: ReplayOracle | None = None
@@ -118,6 +125,9 @@ class Reply:
         assert server.loop is not None
         self.loop = server.loop
         self.t0 = time.perf_counter()  # the request is complete now (handler runs in the read)
+        server.in_flight += 1
+        self.others = server.in_flight - 1  # replies already in flight when this one arrived
+        self.finished = False
         self.k = 0
         rng = server.rng
         self.fault = None
@@ -146,13 +156,24 @@ class Reply:
         else:  # yield: other connections' reads and writes go on meanwhile
             self.loop.call_soon(self._spin, deadline, fn)
 
+    def _finish(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self.s.in_flight -= 1
+
+    @property
+    def ttft_ms(self) -> float:
+        cfg = self.s.config
+        return cfg.ttft_ms + cfg.ttft_per_inflight_ms * self.others
+
     def start(self) -> None:
         cfg = self.s.config
         if self.fault == "fail":
+            self._finish()
             self.conn.send_json(500, b'{"error":{"message":"injected failure"}}')
             return
         if not self.body.get("stream"):
-            total = cfg.ttft_ms + sum(self.gaps[1:])
+            total = self.ttft_ms + sum(self.gaps[1:])
             self._at(self.t0 + total / 1000, self._send_whole)
             return
         if cfg.slow_headers_ms:
@@ -163,8 +184,9 @@ class Reply:
     def _headers(self) -> None:
         self.conn.start_chunked()
         if self.fault == "hang":
+            self._finish()  # not computing anything: out of the load model
             return  # never send anything else; the client's timeout must fire
-        self.next_at = self.t0 + self.s.config.ttft_ms / 1000
+        self.next_at = self.t0 + self.ttft_ms / 1000
         self._at(self.next_at, self._token)
 
     def _event(self, payload: dict) -> bytes:
@@ -189,9 +211,11 @@ class Reply:
 
     def _token(self) -> None:
         if self.conn.closed:
+            self._finish()
             return
         k = self.k
         if self.fault == "disconnect" and k == self.fault_at:
+            self._finish()
             self.conn.abort()
             return
         if self.fault == "malformed" and k == self.fault_at:
@@ -211,6 +235,7 @@ class Reply:
             tail += self._event({"id": self.id, "object": "chat.completion.chunk",
                                  "model": self.s.config.model, "choices": [],
                                  "usage": self._usage()})
+        self._finish()
         self.conn.chunk(tail + b"data: [DONE]\n\n")
         self.conn.end_chunked()
 
@@ -231,6 +256,7 @@ class Reply:
         finish = "tool_calls" if name else "stop"
         if self.script:
             msg, finish = self.script.message, self.script.finish_reason
+        self._finish()
         body = {"id": self.id, "object": "chat.completion", "model": self.s.config.model,
                 "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
                 "usage": self._usage()}

@@ -85,7 +85,8 @@ def test_aggregate_builds_a_chat_completion() -> None:
         "name": "get_weather", "arguments": '{"city": "Paris"}'
     }  # fmt: skip
     assert response["choices"][0]["finish_reason"] == "tool_calls"
-    assert response["usage"] == {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    assert response["usage"] == {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
+                                 "prompt_tokens_details": {"cached_tokens": 0}}
     json.dumps(response)
 
 
@@ -122,3 +123,10 @@ def test_overflow_is_an_error_event_in_the_stream_and_a_value_error_otherwise() 
     with pytest.raises(ValueError, match=r"Requested tokens \(5415\) exceed context window of "
                                          r"4096"):
         chatml_tools._aggregate(iter([event]))
+
+
+def test_cached_prefix_is_what_llama_cpp_reuses() -> None:
+    assert chatml_tools.cached_prefix([], [1, 2, 3]) == 0
+    assert chatml_tools.cached_prefix([1, 2, 3], [1, 2, 3, 4, 5]) == 3
+    assert chatml_tools.cached_prefix([1, 2, 9, 9], [1, 2, 3, 4]) == 2
+    assert chatml_tools.cached_prefix([1, 2, 3], [1, 2, 3]) == 2  # the last token is evaluated
