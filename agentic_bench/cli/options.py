@@ -44,6 +44,18 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
     g.add_argument("--sweep", metavar="KEY=V1,V2,...",
                    help="run at each point (rate=1,2,4 or concurrency=1,4,16) and write "
                    "sweep.json/sweep.html: a throughput-latency curve with the knee marked")
+    g.add_argument("--search", metavar="KEY=LO:HI",
+                   help="capacity under SLO: find the largest concurrency (or rate) in "
+                   "[LO, HI] at which the goodput fraction (sessions meeting every --slo) "
+                   "stays >= --search-fraction, by doubling from LO then bisection; writes "
+                   "search.json and sweep.html. Needs a latency --slo")
+    g.add_argument("--search-fraction", type=float, default=0.95, metavar="F",
+                   help="--search: goodput fraction a load must keep (default 0.95)")
+    g.add_argument("--search-resolution", type=float, metavar="R",
+                   help="--search: stop bisecting when the bracket is this narrow (default 1 "
+                   "for concurrency, 5%% of LO for a rate)")
+    g.add_argument("--search-repeats", type=int, default=1, metavar="N",
+                   help="--search: runs per point, decided on the median fraction (default 1)")
     g.add_argument("--workers", type=int, default=1, metavar="N",
                    help="shard sessions over N local worker processes (one event loop each)")
     g.add_argument("--ray-address", metavar="ADDR",
@@ -125,6 +137,11 @@ def run_config(args: argparse.Namespace) -> Any:
             rate = values[0]
         else:
             concurrency = int(values[0])
+    search = search_spec(args)  # checked now; each probe replaces the searched value
+    if search is not None and search.key == "rate":
+        rate = search.lo
+    elif search is not None:
+        concurrency = int(search.lo)
     loadgen = None
     if args.loadgen == "mlperf":
         from agentic_bench.loadgen.options import LoadgenOptions, require_loadgen
@@ -164,6 +181,8 @@ def run_config(args: argparse.Namespace) -> Any:
 
 def execute(workload: Any, config: Any, args: argparse.Namespace) -> int:
     """Run once, or once per sweep point; print the result; return the exit code."""
+    if getattr(args, "search", None):
+        return _search(workload, config, args)
     if getattr(args, "sweep", None):
         from agentic_bench.metrics.sweep import parse_sweep
         from agentic_bench.sweep_run import run_sweep
@@ -179,6 +198,31 @@ def execute(workload: Any, config: Any, args: argparse.Namespace) -> int:
     from agentic_bench.bench import run_workload
 
     return finish(run_workload(workload, config), args.quiet)
+
+
+def search_spec(args: argparse.Namespace) -> Any:
+    """The parsed ``--search``, or None; bad values raise before anything is sent."""
+    if not getattr(args, "search", None):
+        return None
+    from agentic_bench.capacity_search import parse_search
+    from agentic_bench.errors import ConfigError
+
+    if getattr(args, "sweep", None):
+        raise ConfigError("--search and --sweep: choose one")
+    return parse_search(args.search, args.search_fraction, args.search_resolution,
+                        args.search_repeats)
+
+
+def _search(workload: Any, config: Any, args: argparse.Namespace) -> int:
+    from agentic_bench.capacity_search import run_search
+
+    result = run_search(workload, config, search_spec(args))
+    if not args.quiet:
+        cap = result["capacity"]
+        print(f"capacity: {result['key']}={'-' if cap is None else format(cap, 'g')} "
+              f"({result['capacity_note']}; {len(result['points'])} runs); "
+              f"{result['out_dir']}/search.json")
+    return 0 if result["capacity"] is not None else 3
 
 
 def finish(summary: dict[str, Any], quiet: bool) -> int:

@@ -103,7 +103,8 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
             "output_tokens_per_s": out_tokens / duration,
             "sessions_per_s": len(ok_sessions) / duration,
         },
-        "goodput": {"sessions_per_s": _goodput(ok_sessions, llm, ok_turns, run.slos) / duration},
+        "goodput": {"sessions_per_s": (met := _goodput(ok_sessions, llm, ok_turns, run.slos))
+                    / duration, "sessions": met},
         "interactivity": interactivity(llm, sessions),
         "tool_calls": _tool_call_rates(turns),
         "accuracy": run.accuracy,

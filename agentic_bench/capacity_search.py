@@ -1,0 +1,171 @@
+"""Capacity under SLO: the largest load at which enough sessions stay within the SLOs.
+
+``--search concurrency=LO:HI`` (or ``rate=LO:HI``) runs the workload at chosen load points and
+finds the largest one whose **goodput fraction** — sessions that met every ``--slo`` limit
+(all requests ok, TTFT / TPOT / turn limits) over sessions issued — is at least
+``--search-fraction`` (0.95 by default). The search:
+
+1. *brackets*: LO first (when it fails, there is no capacity in the range), then doubling
+   (LO, 2·LO, 4·LO, …, capped at HI) until a point fails or HI passes;
+2. *bisects* between the last passing and the first failing point until they are within
+   ``--search-resolution`` (1 for concurrency; 5 % of LO for a rate, unless given);
+3. runs each point ``--search-repeats`` times (1 by default) and decides on the **median**
+   fraction, for noisy systems.
+
+The result (``capacity``: the largest passing load probed; None when LO fails), the criterion,
+every probed point in probe order (with its fraction, decision and run directory) and the
+curve go to ``search.json`` and ``sweep.html`` (the points as a sweep) in the output folder.
+The decision logic (:func:`bisect_capacity`) is pure, tested on its own.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+LATENCY_SLOS = ("ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms")
+SEARCH_KEYS = ("concurrency", "rate")
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    key: str
+    lo: float
+    hi: float
+    fraction: float = 0.95
+    resolution: float | None = None
+    repeats: int = 1
+
+    @property
+    def integer(self) -> bool:
+        return self.key == "concurrency"
+
+    @property
+    def step(self) -> float:
+        if self.resolution is not None:
+            return self.resolution
+        return 1.0 if self.integer else max(self.lo * 0.05, 1e-6)
+
+
+def parse_search(text: str, fraction: float, resolution: float | None,
+                 repeats: int) -> SearchSpec:
+    key, sep, span = text.partition("=")
+    lo_text, colon, hi_text = span.partition(":")
+    if not sep or not colon or key.strip() not in SEARCH_KEYS:
+        raise ConfigError(f"--search {text!r}: expected concurrency=LO:HI or rate=LO:HI")
+    try:
+        lo, hi = float(lo_text), float(hi_text)
+    except ValueError:
+        raise ConfigError(f"--search {text!r}: LO and HI must be numbers") from None
+    key = key.strip()
+    if not 0 < lo <= hi:
+        raise ConfigError(f"--search {text!r}: need 0 < LO <= HI")
+    if key == "concurrency" and (lo != int(lo) or hi != int(hi)):
+        raise ConfigError(f"--search {text!r}: concurrency bounds must be integers")
+    if not 0 < fraction <= 1:
+        raise ConfigError(f"--search-fraction {fraction}: expected a fraction in (0, 1]")
+    if resolution is not None and resolution <= 0:
+        raise ConfigError(f"--search-resolution {resolution}: expected > 0")
+    if repeats < 1:
+        raise ConfigError(f"--search-repeats {repeats}: expected >= 1")
+    return SearchSpec(key, lo, hi, fraction, resolution, repeats)
+
+
+def bisect_capacity(spec: SearchSpec, meets: Callable[[float], bool]) -> float | None:
+    """The largest load that ``meets`` the criterion, by bracketing then bisection."""
+    def snap(v: float) -> float:
+        return float(int(v)) if spec.integer else v
+
+    if not meets(spec.lo):
+        return None
+    good, bad = spec.lo, None
+    while bad is None and good < spec.hi:
+        nxt = snap(min(spec.hi, good * 2))
+        if nxt <= good:
+            nxt = snap(good + spec.step)
+        if meets(nxt):
+            good = nxt
+        else:
+            bad = nxt
+    if bad is None:
+        return good  # HI passes: the capacity is at or above the range
+    while bad - good > spec.step:
+        mid = snap((good + bad) / 2)
+        if mid <= good or mid >= bad:
+            break
+        if meets(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def goodput_fraction(summary: dict[str, Any]) -> float:
+    """Sessions that met every SLO / sessions issued (0 when none ran)."""
+    sessions = summary["counts"]["sessions"]
+    met = (summary.get("goodput") or {}).get("sessions", 0)
+    return met / sessions if sessions else 0.0
+
+
+def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
+    from agentic_bench.bench import default_out, run_workload
+    from agentic_bench.metrics.sweep import sweep_point, sweep_summary
+    from agentic_bench.reporting.sweep_html import write_sweep_html
+
+    slos = {**workload.default_slos, **config.slos}
+    if not any(k in slos for k in LATENCY_SLOS):
+        raise ConfigError("--search needs a latency limit to search against: --slo "
+                          "ttft_p99_ms=..., tpot_p99_ms=... or turn_p90_ms=...")
+    base = config.out or default_out(f"{workload.name}-search")
+    base.mkdir(parents=True, exist_ok=True)
+    probed: list[dict[str, Any]] = []
+
+    def meets(value: float) -> bool:
+        fractions = []
+        for r in range(spec.repeats):
+            load = replace(config.load, **{spec.key: int(value) if spec.integer else value})
+            if spec.key == "rate" and load.scenario != "server":
+                load = replace(load, scenario="server")
+            name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
+            cfg = replace(config, load=load, out=base / name,
+                          options=copy.deepcopy(config.options))
+            summary = run_workload(workload, cfg)
+            fraction = goodput_fraction(summary)
+            fractions.append(fraction)
+            probed.append({**sweep_point(spec.key, value, summary), "repeat": r + 1,
+                           "goodput_fraction": fraction})
+        decided = statistics.median(fractions) >= spec.fraction
+        for p in probed[-spec.repeats:]:
+            p["meets"] = decided
+        if not config.quiet:
+            print(f"search {spec.key}={value:g}: goodput fraction "
+                  f"{statistics.median(fractions):.3f} "
+                  f"({'meets' if decided else 'below'} {spec.fraction:g})", flush=True)
+        return decided
+
+    capacity = bisect_capacity(spec, meets)
+    curve = sorted({p[spec.key]: p for p in probed}.values(), key=lambda p: p[spec.key])
+    result = {
+        "schema": "agentic-bench/search", "version": 1, "key": spec.key,
+        "criterion": {"goodput_fraction": spec.fraction, "slos": slos,
+                      "rule": "median goodput fraction over repeats >= the fraction"},
+        "range": [spec.lo, spec.hi], "resolution": spec.step, "repeats": spec.repeats,
+        "capacity": capacity,
+        "capacity_note": ("below the range: LO fails" if capacity is None else
+                          "at or above the range: HI passes" if capacity >= spec.hi else
+                          "largest passing load probed"),
+        "points": probed,
+    }
+    (base / "search.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_sweep_html(base, {**sweep_summary(spec.key, curve), "capacity": capacity})
+    result["out_dir"] = str(base)
+    return result
+
+
+__all__ = ["SearchSpec", "bisect_capacity", "goodput_fraction", "parse_search", "run_search"]
