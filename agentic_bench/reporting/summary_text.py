@@ -90,9 +90,14 @@ def _interactivity_lines(block: dict[str, Any] | None) -> list[str]:
             f"per request p50 {_fmt(per_user)} tok/s; 1000/p90(E2EL/OSL) {_fmt(inverse)} tok/s"]
 
 
-def _prefix_cache_lines(block: dict[str, Any] | None) -> list[str]:
+def _prefix_cache_lines(block: dict[str, Any] | None,
+                        ceiling: dict[str, Any] | None = None) -> list[str]:
+    limit = ([f"Prefix reuse ceiling (the trace, one pass, characters): "
+              f"{_pct(ceiling.get('ratio'))} of request text, "
+              f"{_pct(ceiling.get('within_session'))} within sessions"]
+             if ceiling and ceiling.get("ratio") is not None else [])
     if not block:
-        return []
+        return limit
     curve = block.get("by_request_position") or []
     first = next((r["hit_rate"] for r in curve if r["position"] == 0), None)
     later = [r for r in curve if r["position"] > 0 and r["hit_rate"] is not None]
@@ -101,7 +106,7 @@ def _prefix_cache_lines(block: dict[str, Any] | None) -> list[str]:
     return [f"Prefix cache: {_fmt(block['cached_tokens'])} of {_fmt(block['prompt_tokens'])} "
             f"prompt tokens served from cache ({_pct(block['hit_rate'])}; first request of a "
             f"session {_pct(first)}, later ones {_pct(rest)}; "
-            f"{block['requests_reporting']} requests reported it)"]
+            f"{block['requests_reporting']} requests reported it)", *limit]
 
 
 def _pct(value: float | None) -> str:
@@ -176,7 +181,8 @@ def render_text(summary: dict[str, Any]) -> str:
         f"{t['sessions_per_s']:.3f} sessions/s; goodput "
         f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
         *_interactivity_lines(summary.get("interactivity")),
-        *_prefix_cache_lines(summary.get("prefix_cache")),
+        *_prefix_cache_lines(summary.get("prefix_cache"),
+                             (summary.get("workload") or {}).get("prefix_ceiling")),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

@@ -7,6 +7,7 @@ from pathlib import Path
 from agentic_bench.errors import UsageError
 from agentic_bench.load.runner import SessionSource
 from agentic_bench.trace.jsonl import TraceFile
+from agentic_bench.trace.stats import prefix_ceiling
 from agentic_bench.workload import Workload, replay_executor
 
 
@@ -19,9 +20,10 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Wor
         sessions = list(import_file(fmt, path))  # TraceError (exit 2) before anything is sent
         source = SessionSource(len(sessions), sessions.__getitem__,
                                [s.start_offset_s for s in sessions])
+        identity = {"trace": str(path), "trace_format": fmt, "trace_sessions": len(sessions)}
         return Workload(name=name, source=source, make_executor=replay_executor,
-                        info={"trace": str(path), "trace_format": fmt,
-                              "trace_sessions": len(sessions)},
+                        info={**identity, "prefix_ceiling": prefix_ceiling(sessions)},
+                        identity=identity,
                         recipe=("trace", str(Path(path).resolve()), name, fmt))
     from agentic_bench.trace.importers import foreign_format_hint
 
@@ -33,6 +35,9 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Wor
     offsets = [s.start_offset_s for s in cache] if cache is not None else None
     get = cache.__getitem__ if cache is not None else trace.session
     source = SessionSource(len(trace), get, offsets)
-    return Workload(name=name, source=source, make_executor=replay_executor,
-                    info={"trace": str(path), "trace_sessions": len(trace)},
-                    recipe=("trace", str(Path(path).resolve()), name))
+    identity = {"trace": str(path), "trace_sessions": len(trace)}  # as before the ceiling
+    info: dict[str, object] = dict(identity)
+    if cache is not None:  # computed before the run, never on the measured path
+        info["prefix_ceiling"] = prefix_ceiling(cache)
+    return Workload(name=name, source=source, make_executor=replay_executor, info=info,
+                    identity=identity, recipe=("trace", str(Path(path).resolve()), name))

@@ -62,6 +62,35 @@ def shared_block_fraction(
     return counter.shared, counter.total
 
 
+def prefix_ceiling(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK_CHARS,
+                   ) -> dict[str, Any]:
+    """The reuse ceiling of one pass over ``sessions``: the share of request text (recorded
+    history) whose whole prefix an earlier request already sent, in ``block_chars`` blocks —
+    what a perfect prefix cache could serve. ``within_session`` counts only earlier requests of
+    the same session (what session affinity can keep on one replica)."""
+    from agentic_bench.replay.history import messages_before
+
+    everywhere = PrefixCounter()
+    shared_within = total_within = 0
+    for s in sessions:
+        mine = PrefixCounter()
+        for ti, turn in enumerate(s.turns):
+            for si, step in enumerate(turn.steps):
+                if not isinstance(step, LlmStep):
+                    continue
+                text = render_request(s.tools, messages_before(s, ti, si))
+                blocks = [text[i:i + block_chars] for i in range(0, len(text), block_chars)]
+                everywhere.add(blocks, len)
+                mine.add(blocks, len)
+        shared_within += mine.shared
+        total_within += mine.total
+    total = everywhere.total
+    return {"ratio": everywhere.shared / total if total else None,
+            "within_session": shared_within / total_within if total_within else None,
+            "total_chars": total, "block_chars": block_chars,
+            "basis": "characters of the rendered request, one pass of the trace"}
+
+
 def render_request(tools: list[dict[str, Any]], messages: list[dict[str, Any]]) -> str:
     """A request as the text a chat template roughly sees: tool schemas, then each message."""
     parts = [json.dumps(tools, sort_keys=True, ensure_ascii=False)] if tools else []

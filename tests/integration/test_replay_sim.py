@@ -42,6 +42,11 @@ def test_timings_match_injected_truth(sim_factory, trace_factory, cli, tmp_path:
     steps = [r for r in records if r["type"] == "step"]
     assert len(steps) == 200 and all("schedule_lag_ms" in r for r in steps)
     assert (out / "summary.txt").read_text().count("Result is : VALID") == 1
+    ceiling = s["workload"]["prefix_ceiling"]  # computed from the trace before the run
+    assert 0 <= ceiling["ratio"] <= 1 and ceiling["block_chars"] == 64
+    assert "Prefix reuse ceiling" in (out / "summary.txt").read_text()
+    assert s["interactivity"]["e2e_avg_interactivity"] == pytest.approx(
+        64 * 200 / sum(r["request_ms"] for r in steps) * 1000)
 
 
 def test_server_scenario_rate_and_schedule(sim_factory, trace_factory, cli,

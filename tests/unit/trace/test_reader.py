@@ -142,3 +142,19 @@ def test_malformed_json_names_the_column_of_that_line(
     assert str(problem).startswith(f"{path}:2: malformed JSON")
     assert str(problem).endswith(column)
     assert "column 1)" not in str(problem) and not str(problem).endswith("column 1")
+
+
+def test_prefix_ceiling_of_a_growing_conversation() -> None:
+    from agentic_bench.trace.model import Session
+    from agentic_bench.trace.stats import prefix_ceiling
+
+    def session(sid: str, user: str) -> Session:
+        return Session.model_validate({"schema_version": "1", "session_id": sid, "turns": [
+            {"user": user * 400, "steps": [{"kind": "llm", "output": {"content": "a" * 200}}]},
+            {"user": "next", "steps": [{"kind": "llm", "output": {"content": "b"}}]}]})
+
+    one = prefix_ceiling([session("s", "x")])
+    assert one["ratio"] == one["within_session"] and 0.3 < one["ratio"] < 0.7
+    two = prefix_ceiling([session("s", "x"), session("t", "x")])  # a repeat: all cached
+    assert two["ratio"] > one["ratio"] and two["within_session"] == one["within_session"]
+    assert prefix_ceiling([])["ratio"] is None
