@@ -62,6 +62,8 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         section("section-load", "Load over time",
                 f'<div class="grid">{rf.throughput_figure(records)}'
                 f"{rf.inflight_figure(records)}</div>"),
+        section("section-cache", "Prefix reuse",
+                f'<div class="grid">{rf.prefix_cache_figure(summary)}</div>'),
         section("section-errors", "Errors",
                 f'<div class="grid">{rf.error_figure(summary, records)}</div>'),
         config_section(summary),

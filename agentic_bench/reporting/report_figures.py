@@ -79,6 +79,27 @@ def per_turn_figure(records: Sequence[Record]) -> str:
     return figure("plot-turn-by-index", title, svg, note + (" …" if len(rows) > 30 else ""))
 
 
+def prefix_cache_figure(summary: dict[str, Any]) -> str:
+    """Server-reported prefix-cache hit rate by the request's position in its session, with
+    the trace's reuse ceiling as a dashed line when known."""
+    title = "Prefix-cache hit rate by request position"
+    block = summary.get("prefix_cache") or {}
+    rows = [r for r in block.get("by_request_position") or [] if r.get("hit_rate") is not None]
+    if not rows:
+        return figure("plot-prefix-cache", title,
+                      no_data("no data: the server reported no cached prompt tokens"))
+    ceiling = ((summary.get("workload") or {}).get("prefix_ceiling") or {}).get("ratio")
+    svg = line_chart([Series("hit rate", [(float(r["position"]), r["hit_rate"]) for r in rows])],
+                     label=title, x_label="request position in its session (0 = first)",
+                     y_label="cached / prompt tokens", y_range=(0.0, 1.0), percent_y=True,
+                     x_from_zero=True, markers=True,
+                     hlines=[ceiling] if ceiling is not None else [])
+    note = (f"run hit rate {fmt_num(block.get('hit_rate'))}; "
+            + (f"dashed: the trace's reuse ceiling {fmt_num(ceiling)} (characters)"
+               if ceiling is not None else "no ceiling (not a trace replay)"))
+    return figure("plot-prefix-cache", title, svg, note)
+
+
 def stage_figure(records: Sequence[Record]) -> str:
     title = "Per-stage breakdown (mean ms per step)"
     rows, stages, values = rd.stage_breakdown(records)
