@@ -40,6 +40,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher"),
     Metric("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher"),
     Metric("goodput", ("goodput", "sessions_per_s"), "sess/s", "higher"),
+    Metric("interactivity", ("interactivity", "e2e_avg_interactivity"), "tok/s", "higher"),
+    Metric("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "", "higher"),
     Metric("errors", ("counts", "errors"), "", "lower"),
     Metric("accuracy", ("accuracy", "headline"), "", "higher"),
     Metric("result", ("result",), "", ""),
