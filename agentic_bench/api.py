@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.recorder import SessionRecorder
     from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, ToolCall, Turn
+    from agentic_bench.transport.choose import make_chat_client
     from agentic_bench.transport.result import ChatResult
+    from agentic_bench.transport.url import redact_url
     from agentic_bench.workload import ExecContext, Workload
 
 __all__ = [
@@ -62,7 +64,9 @@ __all__ = [
     "Workload",
     "discover_plugins",
     "load_plugin",
+    "make_chat_client",
     "make_session",
+    "redact_url",
     "run_offline",
     "sample_accuracy",
     "simple_workload",
@@ -85,6 +89,8 @@ _LAZY = {
     "SessionOutcome": "agentic_bench.replay.session",
     "ReplayOptions": "agentic_bench.replay.session",
     "ConfigError": "agentic_bench.errors",
+    "make_chat_client": "agentic_bench.transport.choose",  # a plugin's own second endpoint
+    "redact_url": "agentic_bench.transport.url",  # a URL safe to write into a summary
 }
 
 GROUP = "agentic_bench.plugins"

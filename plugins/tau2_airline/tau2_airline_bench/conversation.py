@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.tasks.recorder import SessionRecorder
-from agentic_bench.trace.model import Session
+from agentic_bench.api import Session, SessionRecorder
 
 from tau2_airline_bench.data import task_by_id, user_guidelines
 from tau2_airline_bench.db import AirlineDB
@@ -43,7 +42,7 @@ class Settings:
 
     @property
     def user_mode(self) -> str:
-        from agentic_bench.transport.url import redact_url
+        from agentic_bench.api import redact_url
 
         return "scripted" if not self.user_endpoint else f"llm:{redact_url(self.user_endpoint)}"
 
@@ -100,7 +99,7 @@ class UserSide:
         if self.settings.user_endpoint == "same":
             return ctx.transport, self.model or ctx.options.model
         if self.client is None:
-            from agentic_bench.transport.choose import make_chat_client
+            from agentic_bench.api import make_chat_client
 
             key = os.environ.get(self.settings.user_api_key_env) or None
             self.client = make_chat_client(str(self.settings.user_endpoint), key)

