@@ -31,7 +31,7 @@ from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.replay.session import RecordSink, ReplayOptions
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
-from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.url import redact_url
 from agentic_bench.workload import ExecContext, Workload, session_executor
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentic_bench.load.runner import Execute, SessionSource
 from agentic_bench.replay.session import RecordSink, ReplayOptions, SessionReplayer
-from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.base import ChatTransport
 
 
 @dataclass

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentic_bench.metrics.percentiles import describe, percentile  # noqa: E402
-from agentic_bench.transport.client import AiohttpChatClient  # noqa: E402
+from agentic_bench.transport.aiohttp_client import AiohttpChatClient  # noqa: E402
 
 BODY = {"model": "sim", "max_tokens": 32,
         "messages": [{"role": "system", "content": "You are a benchmark."},

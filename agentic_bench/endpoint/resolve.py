@@ -19,8 +19,8 @@ from typing import Any
 import aiohttp
 
 from agentic_bench.errors import EndpointError
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.choose import HttpChatClient, make_chat_client
-from agentic_bench.transport.client import ChatTransport
 from agentic_bench.transport.url import redact_url
 
 

@@ -19,7 +19,7 @@ _HINTS = (b'"content"', b'"tool_calls"', b'"reasoning')
 
 def chunk_watch_var() -> ContextVar[Any] | None:
     """The transport's per-task chunk hook, when this version of the transport has one."""
-    from agentic_bench.transport import client
+    from agentic_bench.transport import base as client
 
     var = getattr(client, "CHUNK_WATCH", None)
     return var if isinstance(var, ContextVar) else None

@@ -30,7 +30,7 @@ from agentic_bench.replay.matching import calls_match, decode_arguments, recorde
 from agentic_bench.replay.think import ThinkPolicy
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.trace.model import LlmStep, Session, ToolCall
-from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
 NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"

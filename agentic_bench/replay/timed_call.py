@@ -14,7 +14,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.metrics.records import llm_record
-from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
 RETRYABLE = frozenset({"connect", "timeout", "http_status", "disconnect", "malformed",

@@ -4,8 +4,9 @@
 callback) or :class:`AiohttpChatClient`; both satisfy :class:`ChatTransport`.
 """
 
+from agentic_bench.transport.aiohttp_client import AiohttpChatClient
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.choose import ENV_TRANSPORT, TRANSPORTS, make_chat_client
-from agentic_bench.transport.client import AiohttpChatClient, ChatTransport
 from agentic_bench.transport.raw_client import RawChatClient
 from agentic_bench.transport.result import ERROR_TYPES, ChatResult
 from agentic_bench.transport.sse import assemble_stream

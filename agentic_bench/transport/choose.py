@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.transport.client import AiohttpChatClient
+from agentic_bench.transport.aiohttp_client import AiohttpChatClient
 from agentic_bench.transport.raw_client import RawChatClient
 
 ENV_TRANSPORT = "AGENTIC_BENCH_TRANSPORT"

@@ -1,6 +1,6 @@
 """The default transport: streamed chat completions over :mod:`.http1` connections.
 
-Same contract as :class:`~agentic_bench.transport.client.AiohttpChatClient` (``chat``,
+Same contract as :class:`~agentic_bench.transport.aiohttp_client.AiohttpChatClient` (``chat``,
 ``warm_up``, ``list_models``, ``aclose``) and the same error records, but the chunk
 timestamps are taken in the protocol's read callback instead of after a task wake-up, which
 is where the aiohttp client lost precision when many streams tick together
@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from agentic_bench.transport.client import CHUNK_WATCH
+from agentic_bench.transport.base import CHUNK_WATCH
 from agentic_bench.transport.http1 import Http1Connection, ResponseError
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.session_headers import SESSION_HEADERS

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.transport.client import ChatTransport
+from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
 ROLE_OF_STAGE = {"grade": "grade"}  # every other stage is the main role

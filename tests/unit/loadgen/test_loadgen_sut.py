@@ -189,7 +189,7 @@ def test_concurrency_cap_queues_inside_the_sut() -> None:
 
 
 def test_stream_hook_reports_first_tokens_in_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentic_bench.transport import client
+    from agentic_bench.transport import base as client
 
     var: ContextVar[Any] = ContextVar("test_chunk_watch", default=None)
     monkeypatch.setattr(client, "CHUNK_WATCH", var, raising=False)

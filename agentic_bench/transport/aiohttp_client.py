@@ -1,4 +1,5 @@
-"""The only code that talks to a chat endpoint: a lean aiohttp SSE client.
+"""The aiohttp streaming chat client (``AGENTIC_BENCH_TRANSPORT=aiohttp``); the default is
+:mod:`.raw_client`. Both satisfy :class:`~agentic_bench.transport.base.ChatTransport`.
 
 Chosen over the openai SDK by measurement (``benchmarks/transport_overhead.py``,
 ``docs/transport.md``). The hot loop only timestamps raw chunks; see :mod:`.sse`.
@@ -10,21 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from time import perf_counter_ns
-from typing import Any, Protocol
+from typing import Any
 
 import aiohttp
 
+from agentic_bench.transport.base import CHUNK_WATCH
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.session_headers import SESSION_HEADERS
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
-
-# Per-task hook: fed (perf_counter_ns, raw bytes) for each chunk until it returns True. The
-# LoadGen adapter sets it per session to report first tokens as they arrive (docs/loadgen.md).
-CHUNK_WATCH: ContextVar[Callable[[int, bytes], bool] | None] = ContextVar(
-    "chunk_watch", default=None)
 
 
 async def _read_watched(read: Callable[[], Awaitable[bytes]],
@@ -39,14 +35,6 @@ async def _read_watched(read: Callable[[], Awaitable[bytes]],
         append((t, data))
         if watch(t, data):
             return True
-
-
-class ChatTransport(Protocol):
-    """Anything that can run one streamed chat completion and time it."""
-
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult: ...
-
-    async def aclose(self) -> None: ...
 
 
 class AiohttpChatClient:
