@@ -28,16 +28,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
 
+    from agentic_bench.contracts import (
+        ExecContext,
+        SessionOutcome,
+        SessionSource,
+        SessionTicket,
+        Workload,
+    )
     from agentic_bench.errors import ConfigError
-    from agentic_bench.load.runner import SessionSource
-    from agentic_bench.replay.session import ReplayOptions, SessionOutcome, SessionTicket
+    from agentic_bench.run_options import ReplayOptions
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.recorder import SessionRecorder
     from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, ToolCall, Turn
     from agentic_bench.transport.choose import make_chat_client
     from agentic_bench.transport.result import ChatResult
     from agentic_bench.transport.url import redact_url
-    from agentic_bench.workload import ExecContext, Workload
 
 __all__ = [
     "GROUP",
@@ -75,19 +80,19 @@ __all__ = [
 
 _LAZY = {
     "Task": "agentic_bench.tasks.base",
-    "Workload": "agentic_bench.workload",
-    "ExecContext": "agentic_bench.workload",
+    "Workload": "agentic_bench.contracts",
+    "ExecContext": "agentic_bench.contracts",
     "SessionRecorder": "agentic_bench.tasks.recorder",
-    "SessionSource": "agentic_bench.load.runner",
+    "SessionSource": "agentic_bench.contracts",
     "Session": "agentic_bench.trace.model",
     "Turn": "agentic_bench.trace.model",
     "References": "agentic_bench.trace.model",
     "ToolCall": "agentic_bench.trace.model",
     "SCHEMA_VERSION": "agentic_bench.trace.model",
     "ChatResult": "agentic_bench.transport.result",
-    "SessionTicket": "agentic_bench.replay.session",
-    "SessionOutcome": "agentic_bench.replay.session",
-    "ReplayOptions": "agentic_bench.replay.session",
+    "SessionTicket": "agentic_bench.contracts",
+    "SessionOutcome": "agentic_bench.contracts",
+    "ReplayOptions": "agentic_bench.run_options",
     "ConfigError": "agentic_bench.errors",
     "make_chat_client": "agentic_bench.transport.choose",  # a plugin's own second endpoint
     "redact_url": "agentic_bench.transport.url",  # a URL safe to write into a summary

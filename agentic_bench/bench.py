@@ -13,12 +13,13 @@ import platform
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from time import perf_counter_ns
 from typing import TYPE_CHECKING, Any
 
 from agentic_bench import __version__
+from agentic_bench.contracts import ExecContext, RecordSink, Workload
 from agentic_bench.endpoint.resolve import open_endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.load import gc_policy
@@ -28,52 +29,14 @@ from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
-from agentic_bench.replay.session import RecordSink, ReplayOptions
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
+from agentic_bench.run_config import RunConfig, Segment
 from agentic_bench.transport.base import ChatTransport
-from agentic_bench.transport.url import redact_url
-from agentic_bench.workload import ExecContext, Workload, session_executor
+from agentic_bench.workload import session_executor
 
 if TYPE_CHECKING:
-    from agentic_bench.loadgen.options import LoadgenOptions
-
-
-@dataclass
-class RunConfig:
-    endpoint: str = "embedded"
-    model: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    load: LoadSpec = field(default_factory=LoadSpec)
-    options: ReplayOptions = field(default_factory=lambda: ReplayOptions(model=""))
-    slos: dict[str, float] = field(default_factory=dict)
-    out: Path | None = None
-    resume: bool = False
-    retry_errors: bool = False  # with resume: sessions that ended in error run again
-    overwrite: bool = False  # an --out that holds a run: move that run aside and start anew
-    quiet: bool = False
-    workers: int = 1
-    ray_address: str | None = None
-    workers_per_node: int | None = None
-    loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
-
-    def public(self) -> dict[str, Any]:
-        """The resolved config as stored in summary.json: no secret values, only names."""
-        return {
-            "endpoint": redact_url(self.endpoint),
-            "model": self.model, "api_key_env": self.api_key_env,
-            "load": asdict(self.load),
-            "history": self.options.history, "think_time": str(self.options.think),
-            "overrides": self.options.overrides,
-            "request_timeout_s": self.options.request_timeout_s,
-            "turn_timeout_s": self.options.turn_timeout_s,
-            "salt": bool(self.options.salt), "slos": self.slos,
-            "retries": self.options.retries,
-            # only when set: a resume of a run made before the option keeps its identity
-            **({"session_headers": list(self.options.session_headers)}
-               if self.options.session_headers else {}),
-            "loadgen": self.loadgen.public() if self.loadgen is not None else None,
-        }
+    pass
 
 
 def claim_out(out: Path, *, resume: bool, overwrite: bool) -> None:
@@ -239,15 +202,6 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
 def _host_cpu(records: list[dict[str, Any]]) -> dict[str, Any]:
     host = summarize_host_cpu(r for r in records if r.get("type") == "segment")
     return {"host_cpu": host} if host else {}
-
-
-@dataclass
-class Segment:
-    duration_s: float
-    stop_reason: str
-    issued: int
-    cancelled: int
-    workers: list[dict[str, Any]] | None = None
 
 
 async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,

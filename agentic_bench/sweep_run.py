@@ -8,10 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.bench import RunConfig, default_out, run_workload
+from agentic_bench.bench import default_out, run_workload
+from agentic_bench.contracts import Workload
 from agentic_bench.metrics.sweep import sweep_point, sweep_summary
 from agentic_bench.reporting.sweep_html import write_sweep_html
-from agentic_bench.workload import Workload
+from agentic_bench.run_config import RunConfig
 
 
 def run_sweep(workload: Workload, config: RunConfig, key: str,

@@ -1,4 +1,6 @@
-"""What a benchmark hands the harness: sessions, an executor, and optional scoring.
+"""Executors for a workload: the plain trace replayer, and any workload's executor with the
+run's per-session affinity headers. The contracts themselves (:class:`Workload`,
+:class:`ExecContext`, …) live in :mod:`agentic_bench.contracts` and are re-exported here.
 
 The replay of a trace is one workload; a task (agentic-edge, rag-e2e, a plugin) is another.
 The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
@@ -6,53 +8,8 @@ The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from agentic_bench.load.runner import Execute, SessionSource
-from agentic_bench.replay.session import RecordSink, ReplayOptions, SessionReplayer
-from agentic_bench.transport.base import ChatTransport
-
-
-@dataclass
-class ExecContext:
-    transport: ChatTransport
-    sink: RecordSink
-    t0_ns: int
-    options: ReplayOptions
-    # what an executor opened beside the run's transport (e.g. a second endpoint's client),
-    # closed by the harness when the run's sessions are over
-    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-
-    async def close_extras(self) -> None:
-        while self.closers:
-            await self.closers.pop()()
-
-
-Scorer = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
-
-
-@dataclass
-class Workload:
-    name: str
-    source: SessionSource
-    make_executor: Callable[[ExecContext], Execute]
-    score: Scorer | None = None
-    default_slos: dict[str, float] = field(default_factory=dict)
-    default_scenario: str | None = None
-    default_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. max_tokens
-    info: dict[str, Any] = field(default_factory=dict)
-    # what identifies the workload for --resume when ``info`` also holds measured figures
-    # (e.g. the index build time); None: ``info`` itself
-    identity: dict[str, Any] | None = None
-    planned_turns: Callable[[int], int] | None = None
-    recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this
-    # extra files a benchmark writes into the run directory once the summary exists (e.g.
-    # MLPerf's own artifacts); returns the paths written
-    write_artifacts: Callable[[Path, dict[str, Any], list[dict[str, Any]]], list[Path]] | None \
-        = None
+from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
+from agentic_bench.replay.session import SessionReplayer
 
 
 def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
@@ -65,3 +22,7 @@ def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
 
 def replay_executor(ctx: ExecContext) -> Execute:
     return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run
+
+
+__all__ = ["ExecContext", "Execute", "SessionSource", "Workload", "replay_executor",
+           "session_executor"]

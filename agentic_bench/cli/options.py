@@ -115,12 +115,12 @@ def run_config(args: argparse.Namespace) -> Any:
     """Build a RunConfig from parsed options (imports the harness lazily)."""
     import secrets
 
-    from agentic_bench.bench import RunConfig
     from agentic_bench.errors import ConfigError
     from agentic_bench.load.spec import LoadSpec
     from agentic_bench.metrics.verdict import parse_slos
-    from agentic_bench.replay.session import ReplayOptions
     from agentic_bench.replay.think import ThinkPolicy
+    from agentic_bench.run_config import RunConfig
+    from agentic_bench.run_options import ReplayOptions
     from agentic_bench.transport.session_headers import check_names
 
     overrides: dict[str, Any] = {}

@@ -1,12 +1,13 @@
 """Load scenarios (pure arrival generators) and the async runner."""
 
+from agentic_bench.contracts import SessionSource
 from agentic_bench.load.arrivals import (
     burst_arrivals,
     constant_arrivals,
     poisson_arrivals,
     trace_arrivals,
 )
-from agentic_bench.load.runner import LoadRunner, RunStats, SessionSource
+from agentic_bench.load.runner import LoadRunner, RunStats
 from agentic_bench.load.spec import SCENARIOS, LoadSpec
 
 __all__ = [

@@ -11,30 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from time import perf_counter_ns
 
+from agentic_bench.contracts import Execute, SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
-from agentic_bench.replay.session import SessionOutcome, SessionTicket, sleep_until
-from agentic_bench.trace.model import Session
+from agentic_bench.replay.session import sleep_until
 
-Execute = Callable[[SessionTicket], Awaitable[SessionOutcome]]
 SPIN_NS = 1_000_000  # how early the arrival timer fires; the rest is a cooperative wait
-
-
-class SessionSource:
-    """Sessions by global index, cycling through a trace of ``size`` sessions."""
-
-    def __init__(self, size: int, get: Callable[[int], Session],
-                 offsets: list[float | None] | None = None) -> None:
-        self.size = size
-        self._get = get
-        self.offsets = offsets or []
-
-    def __call__(self, index: int) -> Session:
-        return self._get(index % self.size)
 
 
 @dataclass

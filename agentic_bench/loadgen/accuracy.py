@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.contracts import Scorer
 from agentic_bench.loadgen.logs import parse_accuracy_log
-from agentic_bench.workload import Scorer
 
 
 def logged_sessions(path: Path) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.bench import RunConfig, Segment
+from agentic_bench.contracts import ExecContext, RecordSink, Workload
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.loadgen.accuracy import score_accuracy_log
@@ -25,8 +25,8 @@ from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result
 from agentic_bench.loadgen.options import INSTALL_HINT, LoadgenOptions
 from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
 from agentic_bench.loadgen.sut import SessionSut
-from agentic_bench.replay.session import RecordSink
-from agentic_bench.workload import ExecContext, Workload, session_executor
+from agentic_bench.run_config import RunConfig, Segment
+from agentic_bench.workload import session_executor
 
 # LoadGen's issue thread needs the GIL to call issue_queries; while the loop thread runs Python
 # it waits up to the interpreter's switch interval (5 ms by default) — time LoadGen counts as

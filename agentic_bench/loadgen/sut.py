@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.load.runner import Execute, SessionSource
+from agentic_bench.contracts import Execute, RecordSink, SessionSource, SessionTicket
 from agentic_bench.loadgen.first_token import FirstTokenWatch, chunk_watch_var
-from agentic_bench.replay.session import RecordSink, SessionTicket
 
 
 @dataclass

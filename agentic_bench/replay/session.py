@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
 
+from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.history import (
     assistant_message,
@@ -27,50 +26,13 @@ from agentic_bench.replay.history import (
     with_salt,
 )
 from agentic_bench.replay.matching import calls_match, decode_arguments, recorded_tool_result
-from agentic_bench.replay.think import ThinkPolicy
 from agentic_bench.replay.timed_call import timed_chat
-from agentic_bench.trace.model import LlmStep, Session, ToolCall
+from agentic_bench.run_options import ReplayOptions
+from agentic_bench.trace.model import LlmStep, ToolCall
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
 NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"
-RecordSink = Callable[[dict[str, Any]], None]
-
-
-@dataclass
-class ReplayOptions:
-    model: str
-    history: str = "recorded"
-    think: ThinkPolicy = field(default_factory=ThinkPolicy)
-    overrides: dict[str, Any] = field(default_factory=dict)
-    request_timeout_s: float = 300.0
-    turn_timeout_s: float | None = None
-    live_max_steps: int = 25
-    salt: str | None = None
-    retries: int = 0
-    session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
-
-
-@dataclass
-class SessionTicket:
-    index: int
-    session: Session
-    scheduled_ns: int
-    worker: int = 0
-
-    @property
-    def session_id(self) -> str:
-        return f"{self.session.session_id}#{self.index}"
-
-
-@dataclass
-class SessionOutcome:
-    session_id: str
-    status: str
-    turns: int
-    turns_ok: int
-    requests: int
-    errors: int
 
 
 async def sleep_until(deadline_ns: int) -> None:

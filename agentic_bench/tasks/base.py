@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Protocol, runtime_checkable
 
-from agentic_bench.workload import Workload
+from agentic_bench.contracts import Workload
 
 
 @runtime_checkable

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
 
+from agentic_bench.contracts import ExecContext, SessionTicket
 from agentic_bench.metrics.records import NS_PER_MS
-from agentic_bench.replay.session import SessionTicket
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.transport.result import ChatResult
-from agentic_bench.workload import ExecContext
 
 
 @dataclass

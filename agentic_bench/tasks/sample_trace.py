@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agentic_bench.workload import Workload
+from agentic_bench.contracts import Workload
 
 SAMPLE = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import UsageError
-from agentic_bench.load.runner import SessionSource
 from agentic_bench.trace.jsonl import TraceFile
 from agentic_bench.trace.stats import prefix_ceiling
-from agentic_bench.workload import Workload, replay_executor
+from agentic_bench.workload import replay_executor
 
 
 def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Workload:

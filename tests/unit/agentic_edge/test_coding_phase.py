@@ -11,8 +11,8 @@ from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.replay import ReplayOptions
-from agentic_bench.replay.session import SessionTicket
+from agentic_bench.contracts import ExecContext, SessionTicket
+from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.agentic_edge.coding_phase import (
     as_session,
     inline_accuracy,
@@ -21,7 +21,6 @@ from agentic_bench.tasks.agentic_edge.coding_phase import (
 )
 from agentic_bench.trace.mlcommons_agentic import load_conversations
 from agentic_bench.transport import ChatResult
-from agentic_bench.workload import ExecContext
 
 
 def _call(i: int) -> dict[str, Any]:

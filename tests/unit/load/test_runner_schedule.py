@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from time import perf_counter_ns
 
-from agentic_bench.load.runner import LoadRunner, SessionSource
+from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
+from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import LoadSpec
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
 SESSION = Session(schema_version=SCHEMA_VERSION, session_id="s", turns=[Turn(user="hi")])

@@ -7,8 +7,8 @@ from time import perf_counter_ns
 
 import pytest
 
+from agentic_bench.contracts import SessionOutcome, SessionTicket
 from agentic_bench.load import LoadRunner, LoadSpec, SessionSource
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
 from agentic_bench.trace import Session, Turn
 
 

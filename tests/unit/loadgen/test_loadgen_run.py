@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.bench import RunConfig
+from agentic_bench.contracts import Workload
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.load.spec import LoadSpec
 from agentic_bench.loadgen.options import LoadgenOptions
 from agentic_bench.loadgen.run import LoadgenSegment, run_with_loadgen
-from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.run_config import RunConfig
+from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.trace_replay import trace_workload
 from agentic_bench.transport.result import ChatResult
-from agentic_bench.workload import Workload
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("mlperf_loadgen") is None,
                                 reason="mlperf_loadgen (mlcommons-loadgen) not installed")

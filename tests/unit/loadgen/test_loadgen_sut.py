@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.load.runner import SessionSource
+from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.loadgen.compare import compare_latencies
 from agentic_bench.loadgen.sut import SessionSut
-from agentic_bench.replay.session import SessionOutcome, SessionTicket
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
 

@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 
 from agentic_bench.cli.options import add_common_options
-from agentic_bench.load.runner import LoadRunner, SessionSource
+from agentic_bench.contracts import ExecContext, SessionSource
+from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import LoadSpec
-from agentic_bench.replay.session import ReplayOptions
+from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
 from agentic_bench.tasks.rag_e2e.task import task
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 from agentic_bench.transport.result import ChatResult
-from agentic_bench.workload import ExecContext
 from rag_pipeline import Document, Question
 
 _TOKEN = re.compile(r"\w+")

@@ -10,15 +10,16 @@ from typing import Any
 import pytest
 from rag_e2e_support import QUESTIONS, HashEmbedder, ScriptedTransport, run_shared, sessions_for
 
-from agentic_bench.load.runner import LoadRunner, SessionSource
+from agentic_bench.contracts import ExecContext, SessionSource
+from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
-from agentic_bench.replay.session import ReplayOptions, SessionReplayer
+from agentic_bench.replay.session import SessionReplayer
+from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
 from agentic_bench.tasks.rag_e2e.executor import RagShared
 from agentic_bench.tasks.rag_e2e.recorded import ResponseCache, TraceWriter
 from agentic_bench.trace.jsonl import TraceFile
-from agentic_bench.workload import ExecContext
 from rag_pipeline import RagConfig, RagPipeline
 
 ANSWERS = {"capital of France": "Paris"}

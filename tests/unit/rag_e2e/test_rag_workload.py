@@ -63,10 +63,10 @@ def test_frames_workload_end_to_end(frames_file: Path, tmp_path: Path,
     import asyncio
     from time import perf_counter_ns
 
+    from agentic_bench.contracts import ExecContext
     from agentic_bench.load.runner import LoadRunner
     from agentic_bench.load.spec import LoadSpec
-    from agentic_bench.replay.session import ReplayOptions
-    from agentic_bench.workload import ExecContext
+    from agentic_bench.run_options import ReplayOptions
 
     transport = ScriptedTransport(answers={"capital of France": "Paris"})
     ctx = ExecContext(transport, records.append, perf_counter_ns(), ReplayOptions(model="m"))

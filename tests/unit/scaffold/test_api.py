@@ -17,7 +17,7 @@ from agentic_bench.errors import ConfigError
 def test_importing_the_api_is_cheap() -> None:
     code = ("import sys, agentic_bench.api as a; "
             "assert 'aiohttp' not in sys.modules and 'pydantic' not in sys.modules; "
-            "a.Workload; assert 'agentic_bench.workload' in sys.modules")
+            "a.Workload; assert 'agentic_bench.contracts' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

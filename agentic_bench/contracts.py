@@ -1,0 +1,105 @@
+"""The contracts every layer above shares: sessions as they are issued and finished, the
+executor signature, the session source, the run context an executor gets, and the workload a
+benchmark hands the harness.
+
+This module sits below ``load/``, ``replay/``, ``tasks/`` and ``bench``: it imports only the
+trace model, the transport contract and the replay options, so the scheduler (``load/``), the
+trace replayer (``replay/``) and every task depend on it rather than on each other.
+``agentic_bench.workload`` and ``agentic_bench.api`` re-export these names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.run_options import ReplayOptions
+from agentic_bench.trace.model import Session
+from agentic_bench.transport.base import ChatTransport
+
+RecordSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class SessionTicket:
+    """One issued session: its global index, the session, when it was scheduled."""
+
+    index: int
+    session: Session
+    scheduled_ns: int
+    worker: int = 0
+
+    @property
+    def session_id(self) -> str:
+        return f"{self.session.session_id}#{self.index}"
+
+
+@dataclass
+class SessionOutcome:
+    session_id: str
+    status: str
+    turns: int
+    turns_ok: int
+    requests: int
+    errors: int
+
+
+Execute = Callable[[SessionTicket], Awaitable[SessionOutcome]]
+
+
+class SessionSource:
+    """Sessions by global index, cycling through a trace of ``size`` sessions."""
+
+    def __init__(self, size: int, get: Callable[[int], Session],
+                 offsets: list[float | None] | None = None) -> None:
+        self.size = size
+        self._get = get
+        self.offsets = offsets or []
+
+    def __call__(self, index: int) -> Session:
+        return self._get(index % self.size)
+
+
+@dataclass
+class ExecContext:
+    transport: ChatTransport
+    sink: RecordSink
+    t0_ns: int
+    options: ReplayOptions
+    # what an executor opened beside the run's transport (e.g. a second endpoint's client),
+    # closed by the harness when the run's sessions are over
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def close_extras(self) -> None:
+        while self.closers:
+            await self.closers.pop()()
+
+
+Scorer = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
+
+
+@dataclass
+class Workload:
+    name: str
+    source: SessionSource
+    make_executor: Callable[[ExecContext], Execute]
+    score: Scorer | None = None
+    default_slos: dict[str, float] = field(default_factory=dict)
+    default_scenario: str | None = None
+    default_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. max_tokens
+    info: dict[str, Any] = field(default_factory=dict)
+    # what identifies the workload for --resume when ``info`` also holds measured figures
+    # (e.g. the index build time); None: ``info`` itself
+    identity: dict[str, Any] | None = None
+    planned_turns: Callable[[int], int] | None = None
+    recipe: tuple[Any, ...] | None = None  # picklable: how a worker process rebuilds this
+    # extra files a benchmark writes into the run directory once the summary exists (e.g.
+    # MLPerf's own artifacts); returns the paths written
+    write_artifacts: Callable[[Path, dict[str, Any], list[dict[str, Any]]], list[Path]] | None \
+        = None
+
+
+__all__ = ["ExecContext", "Execute", "RecordSink", "Scorer", "SessionOutcome", "SessionSource",
+           "SessionTicket", "Workload"]

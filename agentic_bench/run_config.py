@@ -1,0 +1,67 @@
+"""A run's resolved configuration and the outcome of one measured segment.
+
+Below ``bench`` (which runs a workload with them) and ``loadgen/run`` (which fills a
+:class:`Segment` of its own), so neither imports the other for these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentic_bench.load.spec import LoadSpec
+from agentic_bench.run_options import ReplayOptions
+from agentic_bench.transport.url import redact_url
+
+if TYPE_CHECKING:
+    from agentic_bench.loadgen.options import LoadgenOptions
+
+
+@dataclass
+class RunConfig:
+    endpoint: str = "embedded"
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    load: LoadSpec = field(default_factory=LoadSpec)
+    options: ReplayOptions = field(default_factory=lambda: ReplayOptions(model=""))
+    slos: dict[str, float] = field(default_factory=dict)
+    out: Path | None = None
+    resume: bool = False
+    retry_errors: bool = False  # with resume: sessions that ended in error run again
+    overwrite: bool = False  # an --out that holds a run: move that run aside and start anew
+    quiet: bool = False
+    workers: int = 1
+    ray_address: str | None = None
+    workers_per_node: int | None = None
+    loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
+
+    def public(self) -> dict[str, Any]:
+        """The resolved config as stored in summary.json: no secret values, only names."""
+        return {
+            "endpoint": redact_url(self.endpoint),
+            "model": self.model, "api_key_env": self.api_key_env,
+            "load": asdict(self.load),
+            "history": self.options.history, "think_time": str(self.options.think),
+            "overrides": self.options.overrides,
+            "request_timeout_s": self.options.request_timeout_s,
+            "turn_timeout_s": self.options.turn_timeout_s,
+            "salt": bool(self.options.salt), "slos": self.slos,
+            "retries": self.options.retries,
+            # only when set: a resume of a run made before the option keeps its identity
+            **({"session_headers": list(self.options.session_headers)}
+               if self.options.session_headers else {}),
+            "loadgen": self.loadgen.public() if self.loadgen is not None else None,
+        }
+
+
+@dataclass
+class Segment:
+    duration_s: float
+    stop_reason: str
+    issued: int
+    cancelled: int
+    workers: list[dict[str, Any]] | None = None
+
+
+__all__ = ["RunConfig", "Segment"]

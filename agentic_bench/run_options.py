@@ -1,0 +1,59 @@
+"""Per-run replay options and the think-time policy: plain data, at the bottom of the house.
+
+Think-time policy: how long to wait for everything that is not an LLM call — user think time
+between turns and the recorded durations of tool, retrieve, rerank and embed steps that a plain
+replay does not execute for real. ``recorded`` waits as recorded; ``scaled:F`` waits F times as
+long; ``none`` does not wait.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ThinkPolicy:
+    factor: float = 1.0
+
+    @classmethod
+    def parse(cls, text: str) -> ThinkPolicy:
+        text = text.strip().lower()
+        if text == "recorded":
+            return cls(1.0)
+        if text == "none":
+            return cls(0.0)
+        if text.startswith("scaled:"):
+            try:
+                factor = float(text.split(":", 1)[1])
+            except ValueError:
+                factor = -1.0
+            if factor >= 0:
+                return cls(factor)
+        raise ConfigError(
+            f"--think-time {text!r}: expected 'recorded', 'none' or 'scaled:<factor>' (factor ≥ 0)"
+        )
+
+    def wait_s(self, recorded_s: float) -> float:
+        return max(0.0, recorded_s) * self.factor
+
+    def __str__(self) -> str:
+        if self.factor == 1.0:
+            return "recorded"
+        return "none" if self.factor == 0.0 else f"scaled:{self.factor:g}"
+
+
+@dataclass
+class ReplayOptions:
+    model: str
+    history: str = "recorded"
+    think: ThinkPolicy = field(default_factory=ThinkPolicy)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    request_timeout_s: float = 300.0
+    turn_timeout_s: float | None = None
+    live_max_steps: int = 25
+    salt: str | None = None
+    retries: int = 0
+    session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
