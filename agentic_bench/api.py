@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from agentic_bench.errors import ConfigError
     from agentic_bench.run_options import ReplayOptions
     from agentic_bench.tasks.base import Task
+    from agentic_bench.tasks.lazy_method import lazy
     from agentic_bench.tasks.recorder import SessionRecorder
     from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, ToolCall, Turn
     from agentic_bench.transport.choose import make_chat_client
@@ -68,6 +69,7 @@ __all__ = [
     "Turn",
     "Workload",
     "discover_plugins",
+    "lazy",
     "load_plugin",
     "make_chat_client",
     "make_session",
@@ -96,6 +98,7 @@ _LAZY = {
     "ConfigError": "agentic_bench.errors",
     "make_chat_client": "agentic_bench.transport.choose",  # a plugin's own second endpoint
     "redact_url": "agentic_bench.transport.url",  # a URL safe to write into a summary
+    "lazy": "agentic_bench.tasks.lazy_method",  # a task method imported on first call
 }
 
 GROUP = "agentic_bench.plugins"

@@ -2,8 +2,12 @@
 
 A task is an object with a ``name``, a one-line ``summary``, ``add_arguments(parser)`` for
 its own options, and ``workload(args) -> Workload`` which loads its sessions and returns the
-executor and scorer the harness runs. Register it in the ``agentic_bench.plugins``
-entry-point group (built-ins do the same, in this project's pyproject.toml).
+executor and scorer the harness runs. Optionally, for ``agentic-bench report DIR``:
+``rescore(records, previous_accuracy)`` recomputes the accuracy block from the records and
+``write_artifacts(out, summary, records)`` writes the benchmark's own files again; declare
+them with :func:`agentic_bench.tasks.lazy_method.lazy` so the heavy module loads only when
+called. Register it in the ``agentic_bench.plugins`` entry-point group (built-ins do the same,
+in this project's pyproject.toml).
 """
 
 from __future__ import annotations
@@ -23,3 +27,4 @@ class Task(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def workload(self, args: argparse.Namespace) -> Workload: ...
+

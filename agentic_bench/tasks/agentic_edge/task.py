@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from agentic_bench.contracts import Workload
+from agentic_bench.tasks.lazy_method import lazy
 
 QUICK_PERF_SESSIONS = 2
 
@@ -70,19 +70,10 @@ class AgenticEdgeTask:
 
         return build_workload(args)
 
-    def rescore(self, records: list[dict[str, Any]],
-                previous: dict[str, Any] | None) -> dict[str, Any] | None:
-        """``agentic-bench report``: the accuracy block recomputed from the records."""
-        from agentic_bench.tasks.agentic_edge.run_summary import rescore
-
-        return rescore(records, previous)
-
-    def write_artifacts(self, out: Path, summary: dict[str, Any],
-                        records: list[dict[str, Any]]) -> list[Path]:
-        """``agentic-bench report``: MLPerf's artifacts written again from the new summary."""
-        from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
-
-        return write_artifacts(out, summary, records)
+    # agentic-bench report: accuracy recomputed from the records, artifacts written again
+    rescore = lazy("agentic_bench.tasks.agentic_edge.run_summary:rescore")
+    write_artifacts = lazy(
+        "agentic_bench.tasks.agentic_edge.mlperf_artifacts:write_artifacts")
 
 
 task = AgenticEdgeTask()

