@@ -51,6 +51,7 @@ class RunConfig:
             # only when set: a resume of a run made before the option keeps its identity
             **({"session_headers": list(self.options.session_headers)}
                if self.options.session_headers else {}),
+            **({"session_user": True} if self.options.session_user else {}),
             "loadgen": self.loadgen.public() if self.loadgen is not None else None,
         }
 

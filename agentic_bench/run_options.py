@@ -57,3 +57,4 @@ class ReplayOptions:
     salt: str | None = None
     retries: int = 0
     session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
+    session_user: bool = False  # and as each request body's OpenAI ``user`` field

@@ -17,7 +17,8 @@ def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
     it runs (``--session-header``)."""
     from agentic_bench.transport.session_headers import with_session_headers
 
-    return with_session_headers(workload.make_executor(ctx), ctx.options.session_headers)
+    return with_session_headers(workload.make_executor(ctx), ctx.options.session_headers,
+                                ctx.options.session_user)
 
 
 def replay_executor(ctx: ExecContext) -> Execute:

@@ -30,6 +30,9 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    help="send each session's id in this HTTP header on every request of the "
                    "session (repeatable; X-Session-ID is the usual name), so a KV-cache-aware "
                    "router keeps a conversation on one replica")
+    g.add_argument("--session-user", action="store_true",
+                   help="also send each session's id as the request body's OpenAI 'user' "
+                   "field (for routers that key on it)")
     g = p.add_argument_group("load")
     g.add_argument("--scenario", choices=SCENARIO_CHOICES, default=scenario,
                    help=f"load scenario (default {scenario}); see `agentic-bench list`")
@@ -170,7 +173,8 @@ def run_config(args: argparse.Namespace) -> Any:
         overrides=overrides, request_timeout_s=args.request_timeout,
         turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
         retries=args.retries,
-        session_headers=check_names(getattr(args, "session_header", None) or []))
+        session_headers=check_names(getattr(args, "session_header", None) or []),
+        session_user=bool(getattr(args, "session_user", False)))
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,

@@ -18,7 +18,7 @@ import aiohttp
 
 from agentic_bench.transport.base import CHUNK_WATCH
 from agentic_bench.transport.result import ChatResult, http_error_type
-from agentic_bench.transport.session_headers import SESSION_HEADERS
+from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
 
@@ -95,12 +95,12 @@ class AiohttpChatClient:
         body["stream"] = True
         if self._include_usage:
             body.setdefault("stream_options", {"include_usage": True})
-        payload = json.dumps(body).encode()
+        affinity = SESSION_HEADERS.get()
+        payload = json.dumps(with_user(body, affinity)).encode()
         timeout = aiohttp.ClientTimeout(total=timeout_s or self._timeout_s)
         result = ChatResult()
         chunks: list[tuple[int, bytes]] = []
         session = self._client()
-        affinity = SESSION_HEADERS.get()
         headers = dict(affinity.pairs) if affinity else None
         result.t_sent_ns = perf_counter_ns()
         try:

@@ -22,7 +22,7 @@ import orjson
 from agentic_bench.transport.base import CHUNK_WATCH
 from agentic_bench.transport.http1 import Http1Connection, ResponseError
 from agentic_bench.transport.result import ChatResult, http_error_type
-from agentic_bench.transport.session_headers import SESSION_HEADERS
+from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import normalize_base_url
 
@@ -186,6 +186,7 @@ class RawChatClient:
         if self._include_usage:
             body.setdefault("stream_options", {"include_usage": True})
         affinity = SESSION_HEADERS.get()
+        body = with_user(body, affinity)
         request = self._request("POST", "/chat/completions", _dumps(body),
                                 ACCEPT_SSE + affinity.raw if affinity else ACCEPT_SSE)
         timeout = timeout_s or self._timeout_s

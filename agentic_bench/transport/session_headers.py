@@ -4,7 +4,8 @@ KV-cache-aware routers (llm-d, Dynamo, vLLM's router, our recording proxy) keep 
 conversation on one replica when its requests carry a stable id; ``X-Session-ID`` is the usual
 name. ``--session-header NAME`` (repeatable) sends ``NAME: <session id>`` — the run's session id
 (``<trace session>#<index>``, unique per issued session) — on every request the session makes,
-tool loops, RAG stages and retries included.
+tool loops, RAG stages and retries included. ``--session-user`` puts the same id into each
+request body's OpenAI ``user`` field, for routers that key on it.
 
 How: :func:`with_session_headers` wraps a workload's executor so each session runs with
 :data:`SESSION_HEADERS` set to its rendered headers (a context variable: every task the session
@@ -34,6 +35,7 @@ _SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%")
 class SessionHeaders:
     pairs: tuple[tuple[str, str], ...]
     raw: str  # the same, as HTTP/1.1 header lines
+    user: str | None = None  # --session-user: the session id as the body's OpenAI ``user``
 
 
 SESSION_HEADERS: ContextVar[SessionHeaders | None] = ContextVar("session_headers", default=None)
@@ -53,23 +55,32 @@ def check_names(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def render(names: Sequence[str], session_id: str) -> SessionHeaders:
+def render(names: Sequence[str], session_id: str, user_field: bool = False) -> SessionHeaders:
     value = quote(session_id, safe=_SAFE)
     pairs = tuple((name, value) for name in names)
-    return SessionHeaders(pairs, "".join(f"{n}: {v}\r\n" for n, v in pairs))
+    return SessionHeaders(pairs, "".join(f"{n}: {v}\r\n" for n, v in pairs),
+                          session_id if user_field else None)
+
+
+def with_user(body: dict[str, Any], affinity: SessionHeaders | None) -> dict[str, Any]:
+    """``body`` with the session id as its ``user`` field when ``--session-user`` asked."""
+    if affinity is None or affinity.user is None:
+        return body
+    return {**body, "user": affinity.user}
 
 
 T = TypeVar("T")
 
 
-def with_session_headers(execute: Callable[[Any], Awaitable[T]],
-                         names: Sequence[str]) -> Callable[[Any], Awaitable[T]]:
-    """``execute`` with each session's headers set while it runs (itself when no names)."""
-    if not names:
+def with_session_headers(execute: Callable[[Any], Awaitable[T]], names: Sequence[str],
+                         user_field: bool = False) -> Callable[[Any], Awaitable[T]]:
+    """``execute`` with each session's headers (and ``user`` field) set while it runs
+    (itself when neither is asked)."""
+    if not names and not user_field:
         return execute
 
     async def run(ticket: Any) -> T:
-        token = SESSION_HEADERS.set(render(names, ticket.session_id))
+        token = SESSION_HEADERS.set(render(names, ticket.session_id, user_field))
         try:
             return await execute(ticket)
         finally:

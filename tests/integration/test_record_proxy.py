@@ -252,7 +252,8 @@ def test_session_header_keeps_each_replayed_session_together(
     trace = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
     res = cli("replay", str(trace), "--endpoint", proxy.url, "--model", "sim",
               "--scenario", "concurrency", "--concurrency", "3", "--think-time", "none",
-              "--session-header", "X-Session-ID", "--out", str(tmp_path / "run"), "--quiet")
+              "--session-header", "X-Session-ID", "--session-user",
+              "--out", str(tmp_path / "run"), "--quiet")
     assert res.returncode == 0, res.stderr
     proxy.stop()
     steps = [json.loads(x) for x in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
@@ -267,6 +268,10 @@ def test_session_header_keeps_each_replayed_session_together(
     assert len(grouped) == 3
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["config"]["session_headers"] == ["X-Session-ID"]
+    bodies = dumped(dump)  # --session-user: the same id as each body's OpenAI ``user`` field
+    assert len(bodies) == len(steps_llm := [r for r in steps if r.get("type") == "step"
+                                            and r.get("kind") == "llm"])
+    assert all(b["body"]["user"] == b["session_id"] for b in bodies)
 
 
 def test_session_header_name_is_checked_before_anything_is_sent(cli: Callable[..., Any],

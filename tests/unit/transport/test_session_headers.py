@@ -53,9 +53,19 @@ def test_each_session_runs_with_its_own_headers() -> None:
     assert sorted(seen) == ["s#0", "s#1", "s#2"]
 
 
+def test_user_field_only_when_asked() -> None:
+    from agentic_bench.transport.session_headers import with_user
+
+    body = {"model": "m"}
+    assert with_user(body, None) is body
+    assert with_user(body, render(["X"], "s#1")) is body
+    assert with_user(body, render([], "s#1", user_field=True)) == {"model": "m", "user": "s#1"}
+    assert body == {"model": "m"}  # not mutated
+
+
 def test_raw_client_puts_them_in_the_request_head() -> None:
     client = RawChatClient("http://127.0.0.1:9/v1")
-    token = SESSION_HEADERS.set(render(["X-Session-ID"], "a#1"))
+    token = SESSION_HEADERS.set(render(["X-Session-ID"], "a#1", user_field=True))
     try:
         sent: list[bytes] = []
 
@@ -71,3 +81,4 @@ def test_raw_client_puts_them_in_the_request_head() -> None:
     head = sent[0].split(b"\r\n\r\n")[0]
     assert b"\r\nX-Session-ID: a#1\r\n" in head + b"\r\n"
     assert b"Accept: text/event-stream" in head
+    assert b'"user":"a#1"' in sent[0].split(b"\r\n\r\n", 1)[1]
