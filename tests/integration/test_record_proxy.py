@@ -269,8 +269,7 @@ def test_session_header_keeps_each_replayed_session_together(
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["config"]["session_headers"] == ["X-Session-ID"]
     bodies = dumped(dump)  # --session-user: the same id as each body's OpenAI ``user`` field
-    assert len(bodies) == len(steps_llm := [r for r in steps if r.get("type") == "step"
-                                            and r.get("kind") == "llm"])
+    assert len(bodies) == sum(per_session.values())
     assert all(b["body"]["user"] == b["session_id"] for b in bodies)
 
 
