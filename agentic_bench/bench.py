@@ -81,11 +81,14 @@ def run_workload(workload: Workload, config: RunConfig) -> dict[str, Any]:
 
     Uses uvloop when installed (lower per-chunk client cost, see docs/transport.md).
     """
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(_run(workload, config))
-    return uvloop.run(_run(workload, config))
+    from agentic_bench.transport.choose import preferred_transport
+
+    with preferred_transport(config.transport):  # --transport: every client this run makes
+        try:
+            import uvloop
+        except ImportError:
+            return asyncio.run(_run(workload, config))
+        return uvloop.run(_run(workload, config))
 
 
 async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
@@ -170,7 +173,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "started_at": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(),
                 "scenario": asdict(spec),
                 "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
-                             "model": endpoint.model, **endpoint.info},
+                             "model": endpoint.model,
+                             "client": type(endpoint.transport).__name__, **endpoint.info},
                 "workload": workload.info,
                 "versions": versions(),
                 "client_cpu_s": time.process_time() - cpu0,
@@ -236,7 +240,8 @@ async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: s
     specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
                        api_key_env=config.api_key_env, load=spec, options=config.options,
                        records_path=str(out / f"records.shard-{k}.jsonl"),
-                       start_wall=start_wall, skip=skip) for k in range(n)]
+                       start_wall=start_wall, skip=skip, transport=config.transport)
+             for k in range(n)]
     stop = asyncio.Event()
     _install_signals(stop, None)
 

@@ -35,6 +35,7 @@ class RunConfig:
     ray_address: str | None = None
     workers_per_node: int | None = None
     loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
+    transport: str | None = None  # --transport raw|aiohttp (None: env variable, then raw)
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""
@@ -52,6 +53,7 @@ class RunConfig:
             **({"session_headers": list(self.options.session_headers)}
                if self.options.session_headers else {}),
             **({"session_user": True} if self.options.session_user else {}),
+            **({"transport": self.transport} if self.transport else {}),
             "loadgen": self.loadgen.public() if self.loadgen is not None else None,
         }
 

@@ -30,6 +30,10 @@ def add_common_options(p: argparse.ArgumentParser, scenario: str = "single-strea
                    help="send each session's id in this HTTP header on every request of the "
                    "session (repeatable; X-Session-ID is the usual name), so a KV-cache-aware "
                    "router keeps a conversation on one replica")
+    g.add_argument("--transport", choices=("raw", "aiohttp"),
+                   help="HTTP client: raw (default: timestamps in the socket's read "
+                   "callback) or aiohttp (to compare, or if a server's framing trips the raw "
+                   "client); also $AGENTIC_BENCH_TRANSPORT. docs/transport.md")
     g.add_argument("--session-user", action="store_true",
                    help="also send each session's id as the request body's OpenAI 'user' "
                    "field (for routers that key on it)")
@@ -180,7 +184,8 @@ def run_config(args: argparse.Namespace) -> Any:
                      out=args.resume or args.out, resume=args.resume is not None,
                      retry_errors=retry_errors, overwrite=bool(getattr(args, "overwrite", False)),
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
-                     workers_per_node=args.workers_per_node, loadgen=loadgen)
+                     workers_per_node=args.workers_per_node, loadgen=loadgen,
+                     transport=getattr(args, "transport", None))
 
 
 def execute(workload: Any, config: Any, args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ class ShardSpec:
     records_path: str
     start_wall: float  # the start barrier, as wall-clock time (comparable across machines)
     skip: set[int] = field(default_factory=set)
+    transport: str | None = None  # the run's --transport (None: env variable, then raw)
 
 
 def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
@@ -59,7 +60,8 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     from agentic_bench.transport.choose import make_chat_client
 
     workload = build_from_recipe(spec.recipe)
-    client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None)
+    client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None,
+                              kind=spec.transport)
     streams = max(1, (spec.load.concurrency or 1) // spec.shards)
     await client.warm_up(min(streams, 256))
     writer = RecordWriter(Path(spec.records_path)).open()

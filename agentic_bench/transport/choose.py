@@ -1,14 +1,19 @@
-"""Pick the HTTP client: ``raw`` (default, :mod:`.raw_client`) or ``aiohttp`` (:mod:`.client`).
+"""Pick the HTTP client: ``raw`` (default, :mod:`.raw_client`) or ``aiohttp``
+(:mod:`.aiohttp_client`).
 
 Both speak the same contract and produce the same records; ``raw`` timestamps chunks in the
-read callback and is the measured-more-precise one (docs/transport.md). Set
-``AGENTIC_BENCH_TRANSPORT=aiohttp`` to compare, or to fall back if a server's HTTP/1.1
-framing trips the raw client.
+read callback and is the measured-more-precise one (docs/transport.md). A run chooses with
+``--transport aiohttp`` (its config; :func:`preferred_transport` holds it for the run) or the
+``AGENTIC_BENCH_TRANSPORT`` environment variable, to compare, or to fall back if a server's
+HTTP/1.1 framing trips the raw client. Order: an explicit ``kind``, the run's config, the
+environment variable, ``raw``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.transport.aiohttp_client import AiohttpChatClient
@@ -17,13 +22,35 @@ from agentic_bench.transport.raw_client import RawChatClient
 ENV_TRANSPORT = "AGENTIC_BENCH_TRANSPORT"
 TRANSPORTS = ("raw", "aiohttp")
 HttpChatClient = RawChatClient | AiohttpChatClient
+_preferred: list[str] = []  # the running config's --transport (a stack: nested runs restore)
+
+
+@contextlib.contextmanager
+def preferred_transport(kind: str | None) -> Iterator[None]:
+    """While the block runs, clients made without an explicit ``kind`` use ``kind``."""
+    if kind is None:
+        yield
+        return
+    check_kind(kind, "--transport")
+    _preferred.append(kind)
+    try:
+        yield
+    finally:
+        _preferred.pop()
+
+
+def check_kind(kind: str, where: str) -> str:
+    if kind not in TRANSPORTS:
+        raise ConfigError(f"{where}={kind!r}: expected one of {', '.join(TRANSPORTS)}")
+    return kind
 
 
 def make_chat_client(base_url: str, api_key: str | None = None, *, kind: str | None = None,
                      max_connections: int = 0, timeout_s: float = 300.0) -> HttpChatClient:
-    """A streaming chat client for ``base_url``; ``kind`` defaults to $AGENTIC_BENCH_TRANSPORT
-    or ``raw``."""
-    kind = kind or os.environ.get(ENV_TRANSPORT) or "raw"
+    """A streaming chat client for ``base_url``; ``kind`` defaults to the run's
+    ``--transport``, then $AGENTIC_BENCH_TRANSPORT, then ``raw``."""
+    kind = kind or (_preferred[-1] if _preferred else None) or os.environ.get(ENV_TRANSPORT) \
+        or "raw"
     if kind == "raw":
         return RawChatClient(base_url, api_key, max_connections=max_connections,
                              timeout_s=timeout_s)

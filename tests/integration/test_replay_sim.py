@@ -148,3 +148,17 @@ def test_retries_are_recorded(sim_factory, trace_factory, cli, tmp_path: Path) -
     assert s["counts"]["requests"] == s["counts"]["requests_ok"] == 100
     assert all(r["error_type"] == "http_status" for r in retried)
     assert max(r.get("attempt", 0) for r in records if r["type"] == "step") >= 1
+
+
+def test_transport_from_the_command_line(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
+    trace = trace_factory(10)
+    for kind, cls in (("aiohttp", "AiohttpChatClient"), (None, "RawChatClient")):
+        out = tmp_path / str(kind)
+        extra = ["--transport", kind] if kind else []
+        res = cli("replay", str(trace), "--endpoint", sim.url, "--out", str(out), "--quiet",
+                  *extra, env={"AGENTIC_BENCH_TRANSPORT": ""})
+        assert res.returncode == 0, res.stderr
+        s, _ = load(out)
+        assert s["endpoint"]["client"] == cls and s["counts"]["requests_ok"] == 10
+        assert s["config"].get("transport") == kind

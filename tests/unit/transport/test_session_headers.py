@@ -82,3 +82,25 @@ def test_raw_client_puts_them_in_the_request_head() -> None:
     assert b"\r\nX-Session-ID: a#1\r\n" in head + b"\r\n"
     assert b"Accept: text/event-stream" in head
     assert b'"user":"a#1"' in sent[0].split(b"\r\n\r\n", 1)[1]
+
+
+def test_transport_chosen_by_the_run_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """#23: --transport picks the client; precedence kind > config > env > raw."""
+    from agentic_bench.transport.aiohttp_client import AiohttpChatClient
+    from agentic_bench.transport.choose import make_chat_client, preferred_transport
+
+    monkeypatch.delenv("AGENTIC_BENCH_TRANSPORT", raising=False)
+    url = "http://127.0.0.1:9/v1"
+    assert isinstance(make_chat_client(url), RawChatClient)
+    with preferred_transport("aiohttp"):
+        assert isinstance(make_chat_client(url), AiohttpChatClient)
+        assert isinstance(make_chat_client(url, kind="raw"), RawChatClient)
+        with preferred_transport("raw"):
+            assert isinstance(make_chat_client(url), RawChatClient)
+        assert isinstance(make_chat_client(url), AiohttpChatClient)  # restored
+    monkeypatch.setenv("AGENTIC_BENCH_TRANSPORT", "aiohttp")
+    assert isinstance(make_chat_client(url), AiohttpChatClient)
+    with preferred_transport("raw"):
+        assert isinstance(make_chat_client(url), RawChatClient)  # config beats the env
+    with pytest.raises(ConfigError), preferred_transport("http2"):
+        pass
