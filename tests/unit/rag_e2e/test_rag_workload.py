@@ -134,7 +134,7 @@ def test_cache_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     monkeypatch.delenv("AGENTIC_BENCH_RAG_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_dir() == tmp_path / "agentic-bench" / "rag"
-    with pytest.raises(ValueError, match="unknown embedder"):
+    with pytest.raises(ConfigError, match="--embedder 'bert'"):
         index_cache.make_embedder("bert")
 
 
