@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b.add_argument("--quick", action="store_true",
                    help="the --quick run's corpus (20 questions' paragraphs + 500 distractors)")
     b.add_argument("--embedder", default="minilm", metavar="NAME|DIR", help=EMBEDDER_HELP)
+    b.add_argument("--embedder-url", metavar="URL",
+                   help="embed through this OpenAI-compatible /v1/embeddings server; "
+                   "--embedder names its model (the index then serves `run rag-e2e` with the "
+                   "same two options)")
+    b.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
+                   help="environment variable with the --embedder-url API key")
     b.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                    help="FAISS HNSW (M=32, efConstruction=200) or exact inner product")
     b.add_argument("--limit", type=int, metavar="N", help="index only the first N paragraphs")
@@ -52,7 +58,9 @@ def build_index_main(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
     report = build_report(quick=args.quick, embedder=args.embedder, kind=args.kind,
-                          limit=args.limit, cache_dir=args.cache_dir, quiet=args.quiet)
+                          limit=args.limit, cache_dir=args.cache_dir, quiet=args.quiet,
+                          embedder_url=args.embedder_url,
+                          embedder_key_env=args.embedder_api_key_env)
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -60,8 +68,10 @@ def build_index_main(args: argparse.Namespace) -> int:
 
 
 def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
-                 cache_dir: str | None, quiet: bool = False) -> dict[str, Any]:
+                 cache_dir: str | None, quiet: bool = False, embedder_url: str | None = None,
+                 embedder_key_env: str = "EMBEDDER_API_KEY") -> dict[str, Any]:
     """Build (or load) the index and return the cost report as a dict."""
+    import os
     import time
     from pathlib import Path
 
@@ -79,7 +89,7 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
         from rag_pipeline import CorpusError, EmbedderUnavailableError
 
         chosen = select(quick=quick, limit=limit)
-        model = make_embedder(embedder)
+        model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None)
         directory = Path(cache_dir) if cache_dir else default_cache_dir()
         with embedding_progress(f"embedding ({embedder})", enabled=not quiet) as progress:
             _, stats = build_or_load(chosen.corpus, model, kind, directory, progress)

@@ -23,6 +23,7 @@ capacity under a TTFT limit, are known in advance (the capacity-search test reli
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import time
@@ -60,6 +61,27 @@ class SimConfig:
 EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
 
 
+EMBEDDING_DIM = 32
+
+
+def fake_embeddings(raw: bytes | None, model: str) -> dict:
+    """``/v1/embeddings``: a deterministic vector per input text (from its sha256), so a RAG
+    pipeline can run against the simulator end to end; no meaning, only stable geometry."""
+    try:
+        body = json.loads(raw or b"{}")
+    except json.JSONDecodeError:
+        body = {}
+    texts = body.get("input") or []
+    texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
+    data = []
+    for i, text in enumerate(texts):
+        digest = hashlib.sha256(text.encode()).digest()
+        data.append({"object": "embedding", "index": i,
+                     "embedding": [b / 255.0 - 0.5 for b in digest[:EMBEDDING_DIM]]})
+    return {"object": "list", "model": model, "data": data,
+            "usage": {"prompt_tokens": sum(len(t.split()) for t in texts)}}
+
+
 class SimServer:
     def __init__(self, config: SimConfig) -> None:
         self.config = config
@@ -93,6 +115,9 @@ class SimServer:
         if req.method == "GET" and req.path.endswith("/models"):
             body = {"object": "list", "data": [{"id": cfg.model, "object": "model"}]}
             conn.send_json(200, json.dumps(body).encode())
+            return
+        if req.method == "POST" and req.path.endswith("/embeddings"):
+            conn.send_json(200, json.dumps(fake_embeddings(req.body, cfg.model)).encode())
             return
         if req.method != "POST" or not req.path.endswith("/chat/completions"):
             conn.send_json(404, b'{"error":{"message":"not found"}}')

