@@ -34,7 +34,7 @@ def frames_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rag_workload, "make_embedder", lambda name: HashEmbedder())
+    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_: HashEmbedder())
 
 
 def test_task_object() -> None:
@@ -151,7 +151,7 @@ def test_rag_cli_build_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser(prog="agentic-bench")
     rag_cmd.register(parser.add_subparsers())
-    monkeypatch.setattr(index_cache, "make_embedder", lambda name: HashEmbedder())
+    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_: HashEmbedder())
     monkeypatch.setattr(index_cache, "select", lambda **kw: index_cache.Selection(
         list(QUESTIONS), list(DOCS), "test corpus"))
     out = tmp_path / "report.json"
