@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 from time import perf_counter_ns
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentic_bench import __version__
 from agentic_bench.contracts import ExecContext, RecordSink, Workload
@@ -34,9 +34,6 @@ from agentic_bench.reporting.progress import Progress
 from agentic_bench.run_config import RunConfig, Segment
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.workload import session_executor
-
-if TYPE_CHECKING:
-    pass
 
 
 def claim_out(out: Path, *, resume: bool, overwrite: bool) -> None:
