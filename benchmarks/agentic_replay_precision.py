@@ -9,6 +9,7 @@ when the machine has two cores. The TTFT error is the recorded ``ttft_ms`` minus
   calls per turn) cycled to ``--sessions``, ``--think-time none`` so steps follow at once;
 - ``single``: the same number of LLM calls as one-step sessions (the transport alone).
 
+``--profile`` prints where the client's CPU time went (cProfile, agentic workload).
 ``--gc-log`` also records every garbage-collector pause during the replay (count, total and
 largest per generation): the profile of where the tail went. ``--python-gc`` runs with
 Python's default collector settings instead of the harness's (``agentic_bench.load.gc_policy``),
@@ -22,9 +23,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import gc
 import json
 import os
+import pstats
 import subprocess
 import sys
 import tempfile
@@ -94,7 +97,7 @@ def llm_steps(records: Path) -> list[dict[str, Any]]:
 
 
 def run_one(name: str, trace: Path, url: str, sessions: int, conc: int, work: Path,
-            gc_log: bool) -> dict[str, Any]:
+            gc_log: bool, profile: bool = False) -> dict[str, Any]:
     from agentic_bench.cli.main import main as cli
 
     out = work / name
@@ -102,9 +105,16 @@ def run_one(name: str, trace: Path, url: str, sessions: int, conc: int, work: Pa
             "concurrency", "--concurrency", str(conc), "--sessions", str(sessions),
             "--think-time", "none", "--out", str(out), "--quiet"]
     cpu0 = time.process_time()
+    profiler = cProfile.Profile() if profile else None
     with gc_pauses(gc_log) as pauses:
+        if profiler is not None:
+            profiler.enable()
         rc = cli(argv)
+        if profiler is not None:
+            profiler.disable()
     cpu = time.process_time() - cpu0
+    if profiler is not None:  # where the client's time went (to stderr; timings then inflated)
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(20)
     if rc != 0:
         raise SystemExit(f"{name}: replay exited {rc}")
     steps = llm_steps(out / "records.jsonl")
@@ -135,6 +145,9 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8978)
     ap.add_argument("--workloads", default="agentic,single")
     ap.add_argument("--gc-log", action="store_true", help="record collector pauses")
+    ap.add_argument("--profile", action="store_true",
+                    help="cProfile the agentic replay and print the top 20 functions by own "
+                    "time to stderr (the TTFT figures of a profiled run are inflated)")
     ap.add_argument("--python-gc", action="store_true",
                     help="Python's default collector settings, not the harness's")
     args = ap.parse_args()
@@ -156,7 +169,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
             agentic = run_one("agentic", args.trace, url, args.sessions, args.concurrency,
-                              work, args.gc_log) if "agentic" in args.workloads else None
+                              work, args.gc_log, args.profile) \
+                if "agentic" in args.workloads else None
             calls = agentic["llm_calls"] if agentic else args.sessions * 4
             if agentic:
                 print(json.dumps({**agentic, "python_gc": args.python_gc}), flush=True)

@@ -2,8 +2,9 @@
 
 A run keeps its records in memory (the summary and the accuracy are computed from them), so the
 heap grows with the run, and Python's generation-2 collection walks all of it while streams are
-in flight: a 12 ms pause at 3.4k records, measured (``benchmarks/agentic_replay_precision.py
---gc-log``), longer as the run grows. Every stream whose first token arrives during the pause
+in flight: 16–17 ms pauses at 1,708 requests and 25–26 ms at 6,828, measured
+(``benchmarks/agentic_replay_precision.py --gc-log --python-gc``, docs/performance.md), longer
+as the run grows. Every stream whose first token arrives during the pause
 carries it into its TTFT.
 
 The policy: freeze before the first request (the trace, the transport, the imported modules),

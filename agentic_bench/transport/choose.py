@@ -54,7 +54,6 @@ def make_chat_client(base_url: str, api_key: str | None = None, *, kind: str | N
     if kind == "raw":
         return RawChatClient(base_url, api_key, max_connections=max_connections,
                              timeout_s=timeout_s)
-    if kind == "aiohttp":
-        return AiohttpChatClient(base_url, api_key, max_connections=max_connections,
-                                 timeout_s=timeout_s)
-    raise ConfigError(f"{ENV_TRANSPORT}={kind!r}: expected one of {', '.join(TRANSPORTS)}")
+    check_kind(kind, ENV_TRANSPORT)  # only the environment variable can hold another value
+    return AiohttpChatClient(base_url, api_key, max_connections=max_connections,
+                             timeout_s=timeout_s)

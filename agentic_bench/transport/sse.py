@@ -86,11 +86,12 @@ def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, An
             slot["arguments"] += fn["arguments"]
 
 
-def cached_prompt_tokens(usage: dict[str, Any], timings: Any) -> int | None:
+def cached_prompt_tokens(usage: Any, timings: Any) -> int | None:
     """Prompt tokens served from the server's prefix cache, from whichever field it uses:
     ``usage.prompt_tokens_details.cached_tokens`` (OpenAI, vLLM with
     ``--enable-prompt-tokens-details``, SGLang), ``usage.cached_tokens`` (some SGLang
     versions), or llama.cpp's ``timings.cache_n``. None when the server says nothing."""
+    usage = usage if isinstance(usage, dict) else {}
     details = usage.get("prompt_tokens_details")
     if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
         return int(details["cached_tokens"])
@@ -124,14 +125,12 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
             break
         result.model = result.model or event.get("model")
         usage = event.get("usage")
+        timings = event.get("timings")
         if isinstance(usage, dict):
             result.input_tokens = usage.get("prompt_tokens", result.input_tokens)
             result.output_tokens = usage.get("completion_tokens", result.output_tokens)
-            cached = cached_prompt_tokens(usage, event.get("timings"))
-            if cached is not None:
-                result.cached_tokens = cached
-        elif isinstance(event.get("timings"), dict):
-            cached = cached_prompt_tokens({}, event["timings"])
+        if usage is not None or timings is not None:  # the final chunk(s) only
+            cached = cached_prompt_tokens(usage, timings)
             if cached is not None:
                 result.cached_tokens = cached
         for choice in event.get("choices") or ():

@@ -22,6 +22,7 @@ from typing import Any
 from agentic_bench.errors import ConfigError
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
+from rag_pipeline import current_stage
 
 ROLE_OF_STAGE = {"grade": "grade"}  # every other stage is the main role
 
@@ -57,8 +58,6 @@ class RoleTransport:
         return frozenset(self.roles)
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
-        from rag_pipeline import current_stage
-
         role = role_of(current_stage.get(), self.routed)
         if role == "main":
             return await self.main.chat(body, timeout_s)

@@ -146,7 +146,8 @@ def test_judge_request_is_the_references_shape() -> None:
 @pytest.mark.parametrize(("accuracy", "ok"), [(0.3395, True), (0.339499, False),
                                               (0.33954, True), (None, False)])
 def test_judge_gate_on_the_accuracy_txt_figure(accuracy: float | None, ok: bool) -> None:
-    """33.95 absolute, on the 4-decimal percentage accuracy.txt reports."""
+    """33.95 absolute (MLPerf inference_policies, inference_rules.adoc, E2E-RAG section), on
+    the 4-decimal percentage accuracy_eval.py 353-355 writes to accuracy.txt."""
     records = [sample("1", "Paris", "Paris")]
     acc = rag_accuracy(records, headline="judge", judge={"accuracy": accuracy})
     assert acc is not None
