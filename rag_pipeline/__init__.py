@@ -38,6 +38,7 @@ from rag_pipeline.embedders import (
     packaged_minilm_path,
 )
 from rag_pipeline.events import STAGES, StageCallback, StageEvent, StageName, current_stage
+from rag_pipeline.frames_tsv import load_frames_tsv
 from rag_pipeline.generation import (
     ChatFn,
     ChatReply,
@@ -47,6 +48,7 @@ from rag_pipeline.generation import (
     parse_yes_no,
 )
 from rag_pipeline.graph import Mode, RagPipeline, RagResult
+from rag_pipeline.html_extract import extract_page_text
 from rag_pipeline.index import (
     FlatIndex,
     HnswIndex,
@@ -56,7 +58,10 @@ from rag_pipeline.index import (
     load_index,
     make_index,
 )
+from rag_pipeline.layout_sample import sample_layout, write_layout
 from rag_pipeline.nodes import RagConfig
+from rag_pipeline.reference_corpus import ReferenceCorpus, load_reference_corpus, reference_url
+from rag_pipeline.reference_splitter import fixed_passages
 from rag_pipeline.remote_http import AiohttpPoster, PostJson, RemoteServiceError
 from rag_pipeline.rerank import (
     CrossEncoderReranker,
@@ -109,6 +114,7 @@ __all__ = [
     "RagConfig",
     "RagPipeline",
     "RagResult",
+    "ReferenceCorpus",
     "RemoteEmbedder",
     "RemoteReranker",
     "RemoteServiceError",
@@ -129,11 +135,15 @@ __all__ = [
     "content_hash",
     "current_stage",
     "exact_match",
+    "extract_page_text",
     "f1_score",
+    "fixed_passages",
     "load_frames_file",
     "load_frames_hub",
+    "load_frames_tsv",
     "load_hotpotqa",
     "load_index",
+    "load_reference_corpus",
     "make_index",
     "normalize_answer",
     "packaged_minilm_path",
@@ -144,7 +154,10 @@ __all__ = [
     "pooled_corpus",
     "quick_corpus",
     "reciprocal_rank_fusion",
+    "reference_url",
     "retrieval_prf",
+    "sample_layout",
     "sample_questions",
     "split_text",
+    "write_layout",
 ]

@@ -38,7 +38,12 @@ def split_text(
 def chunk_document(
     doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP
 ) -> list[Chunk]:
-    """Chunk one document; chunk ids are ``"{doc_id}#{n}"``."""
+    """Chunk one document; chunk ids are ``"{doc_id}#{n}"``. A document with ``passages`` keeps
+    them as its chunks (``size`` and ``overlap`` do not apply)."""
+    if doc.passages:
+        return [Chunk(doc_id=doc.doc_id, chunk_id=f"{doc.doc_id}#{n}", title=doc.title,
+                      text=text, start=start, embed_title=False)
+                for n, (start, text) in enumerate(doc.passages)]
     return [
         Chunk(
             doc_id=doc.doc_id,

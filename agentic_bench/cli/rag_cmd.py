@@ -13,7 +13,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import EMBEDDER_HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("rag", help="RAG corpus tools (build-index)",
+    p = sub.add_parser("rag", help="RAG corpus tools (build-index, sample-layout)",
                        description="Tools for the rag-e2e benchmark's corpus and index.")
     rag_sub = p.add_subparsers(dest="rag_command", metavar="SUBCOMMAND")
     b = rag_sub.add_parser(
@@ -25,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(Ctrl-C, a lost session) continues where it stopped.")
     b.add_argument("--quick", action="store_true",
                    help="the --quick run's corpus (20 questions' paragraphs + 500 distractors)")
+    b.add_argument("--corpus", metavar="DIR|TAR.GZ|JSON",
+                   help="index MLPerf's reference corpus instead (doc_html/ with "
+                   "url_mapping.json, a .tar.gz of it, or passages.json): pages extracted and "
+                   "cut as read_docs.py does, with pages/s and passages/s reported; the index "
+                   "is the one `run rag-e2e --frames frames_dataset.tsv --corpus` loads")
     b.add_argument("--embedder", default="minilm", metavar="NAME|DIR", help=EMBEDDER_HELP)
     b.add_argument("--embedder-url", metavar="URL",
                    help="embed through this OpenAI-compatible /v1/embeddings server; "
@@ -41,6 +46,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=build_index_main)
+    s = rag_sub.add_parser(
+        "sample-layout", help="write HotpotQA questions in MLPerf's E2E-RAG data layout",
+        description="Write frames_dataset.tsv and doc_html/ (Wikipedia-like HTML pages with "
+        "url_mapping.json) from HotpotQA, laid out as MLPerf's E2E-RAG data setup leaves them, "
+        "to try `run rag-e2e --frames DIR/frames_dataset.tsv --corpus DIR/doc_html` without "
+        "the MLPerf data.")
+    s.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    s.add_argument("--questions", type=int, default=20, metavar="N",
+                   help="questions (seeded sample; default 20); their paragraphs become pages")
+    s.add_argument("--distractors", type=int, default=100, metavar="N",
+                   help="other paragraphs written as pages (default 100)")
+    s.add_argument("--seed", type=int, default=42, metavar="S", help="sample seed (42)")
+    s.set_defaults(func=sample_layout_main)
     p.set_defaults(func=lambda args: _usage(p))
 
 
@@ -57,10 +75,12 @@ def build_index_main(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
+    if args.corpus and args.quick:
+        raise ConfigError("--quick picks from HotpotQA; with --corpus use --limit N pages")
     report = build_report(quick=args.quick, embedder=args.embedder, kind=args.kind,
                           limit=args.limit, cache_dir=args.cache_dir, quiet=args.quiet,
                           embedder_url=args.embedder_url,
-                          embedder_key_env=args.embedder_api_key_env)
+                          embedder_key_env=args.embedder_api_key_env, corpus=args.corpus)
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -69,7 +89,8 @@ def build_index_main(args: argparse.Namespace) -> int:
 
 def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
                  cache_dir: str | None, quiet: bool = False, embedder_url: str | None = None,
-                 embedder_key_env: str = "EMBEDDER_API_KEY") -> dict[str, Any]:
+                 embedder_key_env: str = "EMBEDDER_API_KEY",
+                 corpus: str | None = None) -> dict[str, Any]:
     """Build (or load) the index and return the cost report as a dict."""
     import os
     import time
@@ -88,9 +109,19 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     try:
         from rag_pipeline import CorpusError, EmbedderUnavailableError
 
-        chosen = select(quick=quick, limit=limit)
         model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None)
         directory = Path(cache_dir) if cache_dir else default_cache_dir()
+        ingestion: dict[str, Any] = {}
+        if corpus:
+            from rag_pipeline import load_reference_corpus
+
+            with embedding_progress("pages (extract, cut)", enabled=not quiet) as progress:
+                loaded = load_reference_corpus(corpus, cache_dir=directory / "corpus",
+                                               progress=progress)
+            ingestion = loaded.stats
+            chosen = select(corpus=loaded.documents, limit=limit)
+        else:
+            chosen = select(quick=quick, limit=limit)
         with embedding_progress(f"embedding ({embedder})", enabled=not quiet) as progress:
             _, stats = build_or_load(chosen.corpus, model, kind, directory, progress)
     except (CorpusError, EmbedderUnavailableError) as exc:
@@ -98,7 +129,8 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     wall = time.perf_counter() - started
     return {"corpus": chosen.label, "cache_dir": str(directory),
             "index_dir": str(directory / f"{stats.kind}-{stats.cache_key[:16]}"),
-            "wall_s": round(wall, 3), **stats.to_dict()}
+            "wall_s": round(wall, 3), **stats.to_dict(),
+            **({"ingestion": ingestion} if ingestion else {})}
 
 
 def format_report(r: dict[str, Any]) -> str:
@@ -107,6 +139,7 @@ def format_report(r: dict[str, Any]) -> str:
         f"index {source}: {r['index_dir']}",
         f"  corpus        {r['corpus']}",
         f"  documents     {r['documents']:,}",
+        *_ingestion_lines(r.get("ingestion")),
         f"  chunks        {r['chunks']:,} (768 chars, 32 overlap)",
         f"  embedder      {r['embedder']} ({r['dim']}-d)",
         f"  index         {r['kind']}",
@@ -120,3 +153,35 @@ def format_report(r: dict[str, Any]) -> str:
         f"  content hash  {r['content_hash'][:16]}",
     ]
     return "\n".join(lines)
+
+
+def _ingestion_lines(stats: dict[str, Any] | None) -> list[str]:
+    if not stats:
+        return []
+    if stats.get("from_cache") or "extract_s" not in stats:
+        return [f"  pages         {stats.get('pages', 0):,} → {stats.get('passages', 0):,} "
+                "passages (extraction loaded from cache)"]
+    return [f"  pages         {stats['pages']:,} → {stats['passages']:,} passages "
+            f"({stats['parser']}, {stats['boundary']} boundary)",
+            f"  extract+cut   {stats['extract_s']:.1f} s, {stats['pages_per_s']:.1f} pages/s, "
+            f"{stats['passages_per_s']:.1f} passages/s"]
+
+
+def sample_layout_main(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agentic_bench.errors import ConfigError
+    from rag_pipeline import CorpusError, sample_layout
+
+    if args.questions < 1 or args.distractors < 0:
+        raise ConfigError("--questions must be at least 1 and --distractors at least 0")
+    out = Path(args.out)
+    try:
+        counts = sample_layout(out, args.questions, args.distractors, args.seed)
+    except CorpusError as exc:
+        raise ConfigError(str(exc)) from exc
+    print(f"wrote {counts['questions']} questions to {out / 'frames_dataset.tsv'} and "
+          f"{counts['pages']} pages to {out / 'doc_html'}/ (with url_mapping.json)\n"
+          f"try: agentic-bench run rag-e2e --frames {out / 'frames_dataset.tsv'} "
+          f"--corpus {out / 'doc_html'} --endpoint embedded")
+    return 0

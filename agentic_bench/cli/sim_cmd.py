@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="oracle mode: answer each request with the recorded reply that "
                    "followed its history in FILE (MLCommons agentic JSONL), streamed one "
                    "word per chunk; an unknown history gets a short text reply")
+    p.add_argument("--reply", metavar="TEXT",
+                   help="answer every request with TEXT (streamed one word per chunk), e.g. a "
+                   "judge verdict '{\"correct\": true}' for rag-e2e's --judge-endpoint")
     p.add_argument("--precise", action="store_true",
                    help="hold every injected time to tens of microseconds (the last 2 ms "
                    "before each deadline are spent polling: one busy core); for measuring "
@@ -62,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
         jitter_ms=args.jitter, tool_call=args.tool_call, model=args.model, seed=args.seed,
         fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
         malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
-        precise=args.precise, replay_trace=args.replay_trace,
+        precise=args.precise, replay_trace=args.replay_trace, reply=args.reply,
         ttft_per_inflight_ms=args.ttft_per_inflight_ms,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 

@@ -13,7 +13,8 @@ Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP
 ``malformed_rate`` (a non-JSON chunk mid-stream); ``slow_headers_ms`` delays the headers.
 ``replay_trace`` (a recorded trace) turns the simulator into an oracle: each reply is the
 recorded one that followed the request's history, one streamed chunk per word
-(:mod:`agentic_bench.endpoint.oracle`), timed by the same ttft/itl model.
+(:mod:`agentic_bench.endpoint.oracle`), timed by the same ttft/itl model; ``reply`` answers
+every request with one fixed text, streamed the same way (a judge verdict, for instance).
 ``ttft_per_inflight_ms`` is a load model: a reply that arrives while k others are in flight
 (started, last chunk not yet sent) gets TTFT ``ttft_ms + k × ttft_per_inflight_ms``; under a
 closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 from agentic_bench.endpoint.sim_http import HttpConnection, Request
 
 if TYPE_CHECKING:
-    from agentic_bench.endpoint.oracle import ReplayOracle
+    from agentic_bench.endpoint.oracle import OracleAnswer, ReplayOracle
 
 
 @dataclass
@@ -54,6 +55,7 @@ class SimConfig:
     api_key: str | None = None
     precise: bool = False
     replay_trace: str | None = None
+    reply: str | None = None  # a fixed reply text for every request
     # load model: each reply's TTFT grows by this much per other reply in flight when it arrives
     ttft_per_inflight_ms: float = 0.0
 
@@ -95,6 +97,11 @@ class SimServer:
             from agentic_bench.endpoint.oracle import ReplayOracle
 
             self.oracle = ReplayOracle.from_file(config.replay_trace)
+        self.fixed_reply: OracleAnswer | None = None
+        if config.reply is not None:
+            from agentic_bench.endpoint.oracle import script
+
+            self.fixed_reply = script(config.reply, None)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self.loop = asyncio.get_running_loop()
@@ -143,7 +150,8 @@ class Reply:
         self.conn = conn
         self.body = body
         cfg = server.config
-        self.script = server.oracle.answer(body) if server.oracle else None
+        self.script = (server.oracle.answer(body) if server.oracle else
+                       server.fixed_reply if server.fixed_reply else None)
         self.n = (len(self.script.deltas) if self.script else
                   max(1, min(cfg.output_tokens, int(body.get("max_tokens") or cfg.output_tokens))))
         self.id = f"chatcmpl-sim{server.requests}"

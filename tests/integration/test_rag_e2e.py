@@ -195,3 +195,64 @@ def test_quick_on_embedded_endpoint(tmp_path: Path, cli: Callable[..., Any]) -> 
     assert replay.returncode == 0, replay.stderr
     replayed = json.loads((tmp_path / "replay" / "summary.json").read_text())
     assert replayed["counts"]["requests"] == calls
+
+
+def test_reference_layout_on_three_endpoints(sim_factory: Callable[..., Any], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """#20 acceptance: MLPerf's data layout (frames_dataset.tsv + doc_html/ with
+    url_mapping.json, built from HotpotQA) with generator, grader and judge on three simulators,
+    each wanting its own key and model name, so a misrouted call fails. Grading reaches only the
+    grader; every question is judged by the judge (its verdict is the only JSON reply on offer,
+    so 100 % proves every judge call reached it); accuracy.txt, the URL-level P/R/F1 and the
+    33.95 gate row are written."""
+    from rag_pipeline import sample_layout
+
+    layout = tmp_path / "layout"
+    counts = sample_layout(layout, questions=4, distractors=30)
+    keys = {"MAIN_KEY": "main-secret", "GRADER_KEY": "grader-secret", "JUDGE_KEY": "judge-s"}
+    for name, value in keys.items():
+        monkeypatch.setenv(name, value)
+    main = sim_factory("--ttft-ms", "3", "--itl-ms", "1", "--output-tokens", "8",
+                       "--api-key-env", "MAIN_KEY", env=keys)
+    grader = sim_factory("--ttft-ms", "15", "--itl-ms", "1", "--output-tokens", "4",
+                         "--model", "grader", "--api-key-env", "GRADER_KEY", env=keys)
+    judge = sim_factory("--ttft-ms", "1", "--itl-ms", "1", "--model", "judge", "--api-key-env",
+                        "JUDGE_KEY", "--reply", '{"correct": true, "reasoning": "sim"}', env=keys)
+    out = tmp_path / "run"
+    summary = run_task("--frames", str(layout / "frames_dataset.tsv"),
+                       "--corpus", str(layout / "doc_html"), "--max-rounds", "2",
+                       "--endpoint", main.url, "--api-key-env", "MAIN_KEY",
+                       "--grade-endpoint", grader.url, "--grade-model", "grader",
+                       "--grade-api-key-env", "GRADER_KEY",
+                       "--judge-endpoint", judge.url, "--judge-model", "judge",
+                       "--judge-api-key-env", "JUDGE_KEY", "--accuracy-metric", "judge",
+                       "--cache-dir", str(tmp_path / "cache"), "--out", str(out))
+    assert summary["counts"]["errors"] == 0 and summary["counts"]["sessions_ok"] == 4
+    corpus = summary["workload"]["corpus"]
+    assert corpus["pages"] == counts["pages"] and corpus["length"] == 768
+    assert summary["workload"]["index"]["chunks"] == corpus["passages"] >= counts["pages"]
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    llm = [r for r in records if r.get("type") == "step" and r.get("kind") == "llm"]
+    assert {r["role"] for r in llm if r["stage"] == "grade"} == {"grade"}
+    assert {r["role"] for r in llm if r["stage"] != "grade"} == {"main"}
+    judged = summary["accuracy"]["judge"]
+    assert judged["questions"] == 4 and judged["judge_errors"] == 0
+    assert (out / "accuracy.txt").read_text() == "Accuracy: 100.0000\n"
+    gate = next(c for c in summary["constraints"] if c["name"] == "rag_judge_accuracy")
+    assert gate["limit"] == 33.95 and gate["ok"] and summary["result"] == "VALID"
+    samples = [r for r in records if r.get("type") == "sample"]
+    assert [s["question_id"] for s in samples] == ["0", "1", "2", "3"]  # QSL's row order
+    for sample in samples:
+        assert all(u.startswith("https://en.wikipedia.org/wiki/") for u in
+                   sample["expected_urls"] + sample["context_urls"])
+    assert {"precision@1", "recall@N", "f1@10", "average_precision"} <= \
+        set(summary["accuracy"]["mlperf_retrieval"])
+    text = json.dumps(summary) + (out / "summary.txt").read_text()
+    assert not any(secret in text for secret in keys.values())
+
+    again = run_task("--frames", str(layout / "frames_dataset.tsv"), "--corpus",
+                     str(layout / "doc_html"), "--questions", "1", "--flow", "single-shot",
+                     "--endpoint", main.url, "--api-key-env", "MAIN_KEY",
+                     "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "again"))
+    assert again["workload"]["corpus"]["from_cache"] is True  # extraction cached by page stamps
+    assert again["workload"]["index"]["from_cache"] is True

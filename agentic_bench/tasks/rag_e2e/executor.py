@@ -142,6 +142,13 @@ def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | Non
                                              context[:MLPERF_FINAL_DOCS]),
         "error": error,
     }
+    expected_urls = question.extra.get("expected_urls")
+    if expected_urls is not None:  # the reference layout: pages are URLs, compared as strings
+        from rag_pipeline import reference_url
+
+        urls = _unique([reference_url(c.doc_id) for c in result.context]) if result else []
+        rec["expected_urls"], rec["context_urls"] = list(expected_urls), urls
+        rec["mlperf_retrieval"] = question_metrics(expected_urls, urls[:MLPERF_FINAL_DOCS])
     if cached is not None:
         rec["response_cache"] = cached.counts()
     return rec

@@ -118,6 +118,7 @@ def select(
     limit: int | None = None,
     seed: int = SEED,
     source: Sequence[Question] | None = None,
+    corpus: Sequence[Document] | None = None,
 ) -> Selection:
     """HotpotQA (or ``source``) questions and the corpus they are asked against.
 
@@ -126,26 +127,55 @@ def select(
     own paragraphs plus ``distractors`` sampled others; ``questions`` below 20 asks the first N
     of them over that same corpus (so its cached index is reused).
     ``limit`` cuts the corpus to its first N documents (for build-cost experiments).
+    With ``corpus`` (MLPerf's reference layout) the questions are the first N rows in file order,
+    as the reference's QSL takes them, over that corpus — cut, for ``quick``, to the pages the
+    chosen questions link to plus ``distractors`` others sampled with ``seed``.
     """
     from rag_pipeline import load_hotpotqa, pooled_corpus, quick_corpus, sample_questions
 
+    if corpus is not None:
+        return _layout_selection(list(source or ()), list(corpus), quick, questions,
+                                 distractors, seed, limit)
     pool = list(source) if source is not None else load_hotpotqa()
     if quick:
         # Fewer questions than the quick set ask its first N over the same (cached) corpus.
         n = questions or QUICK_QUESTIONS
-        chosen, corpus = quick_corpus(pool, max(n, QUICK_QUESTIONS), distractors, seed)
+        chosen, docs = quick_corpus(pool, max(n, QUICK_QUESTIONS), distractors, seed)
         chosen = chosen[:n]
         label = (f"quick ({n} questions over the corpus of {max(n, QUICK_QUESTIONS)}, "
                  f"{distractors} distractors, seed {seed})")
     else:
         n = questions or FULL_QUESTIONS
         chosen = sample_questions(pool, n, seed)
-        corpus = pooled_corpus(pool)
+        docs = pooled_corpus(pool)
         label = f"full ({n} questions of {len(pool)}, seed {seed}; pooled corpus)"
     if limit is not None:
+        docs = docs[: max(0, limit)]
+        label += f", corpus cut to {len(docs)}"
+    return Selection(chosen, docs, label)
+
+
+def _layout_selection(pool: list[Question], corpus: list[Document], quick: bool,
+                      questions: int | None, distractors: int, seed: int,
+                      limit: int | None) -> Selection:
+    import random
+
+    n = questions or (QUICK_QUESTIONS if quick else FULL_QUESTIONS)
+    chosen = pool[:n]  # QSL.py 66-70: the first perf_count rows
+    label = (f"reference layout (first {len(chosen)} of {len(pool)} questions in file order"
+             if pool else f"reference layout ({len(corpus)} pages")
+    if quick:
+        gold = {url for q in chosen for url in q.extra.get("expected_urls", ())}
+        own = [d for d in corpus if d.doc_id in gold]
+        rest = [d for d in corpus if d.doc_id not in gold]
+        picked = set(id(d) for d in random.Random(seed).sample(rest, min(distractors,
+                                                                         len(rest))))
+        corpus = [d for d in corpus if d.doc_id in gold or id(d) in picked]
+        label += f"; quick: their {len(own)} linked pages + {len(picked)} others, seed {seed}"
+    if limit is not None:
         corpus = corpus[: max(0, limit)]
-        label += f", corpus cut to {len(corpus)}"
-    return Selection(chosen, corpus, label)
+        label += f"; corpus cut to {len(corpus)} pages"
+    return Selection(chosen, corpus, label + ")")
 
 
 def build_or_load(

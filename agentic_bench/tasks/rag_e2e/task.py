@@ -36,8 +36,14 @@ class RagE2eTask:
         g.add_argument("--sample-seed", type=int, default=42, metavar="S",
                        help="seed of the question sample (42)")
         g.add_argument("--frames", metavar="FILE|hub:ID",
-                       help="use FRAMES-style questions from a JSON/JSONL file (with "
-                       "'documents') or, where a network exists, a hub dataset id")
+                       help="FRAMES questions: MLPerf's frames_dataset.tsv (with --corpus; the "
+                       "first --questions rows in file order), a JSON/JSONL file whose records "
+                       "carry 'documents', or, where a network exists, a hub dataset id")
+        g.add_argument("--corpus", metavar="DIR|TAR.GZ|JSON",
+                       help="MLPerf's reference corpus: the doc_html/ folder of Wikipedia pages "
+                       "with url_mapping.json (or a .tar.gz of it, or read_docs.py's "
+                       "passages.json); pages extracted and cut into 768/32 passages as "
+                       "read_docs.py does (cached)")
         g = parser.add_argument_group("rag-e2e pipeline")
         g.add_argument("--flow", choices=("multi-hop", "single-shot"), default="multi-hop",
                        help="multi-hop: decompose, up to --max-rounds of retrieve/rerank/grade/"

@@ -191,3 +191,65 @@ def test_plain_progress_lines(capsys: pytest.CaptureFixture[str]) -> None:
     with embedding_progress("x", enabled=False) as progress:
         progress(1, 1)
     assert capsys.readouterr().err == ""
+
+
+def test_layout_options_need_each_other(tmp_path: Path, frames_file: Path,
+                                        fake_embedder: None) -> None:
+    tsv = tmp_path / "frames_dataset.tsv"
+    tsv.write_text("\tPrompt\tAnswer\n0\tq\ta\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="carries no documents; give --corpus"):
+        task.workload(task_args("--frames", str(tsv), "--quiet"))
+    with pytest.raises(ConfigError, match="--corpus needs --frames"):
+        task.workload(task_args("--corpus", str(tmp_path), "--quiet"))
+
+
+def test_select_over_a_reference_corpus_keeps_file_order_and_gold_pages() -> None:
+    from rag_pipeline import Document, Question
+
+    pool = [Question(id=str(n), question=f"q{n}", answer="a", type="", supporting_titles=(),
+                     extra={"expected_urls": [f"u{n}"]}) for n in range(30)]
+    corpus = [Document(doc_id=f"u{n}", title=f"t{n}", text="", passages=((0, f"p{n}"),))
+              for n in range(100)]
+    full = select(questions=25, source=pool, corpus=corpus)
+    assert [q.id for q in full.questions] == [str(n) for n in range(25)]  # QSL: first N rows
+    assert len(full.corpus) == 100 and "file order" in full.label
+    quick = select(quick=True, distractors=5, source=pool, corpus=corpus, seed=1)
+    assert len(quick.questions) == 20
+    ids = [d.doc_id for d in quick.corpus]
+    assert {f"u{n}" for n in range(20)} <= set(ids) and len(ids) == 25
+    assert ids == sorted(ids, key=lambda i: int(i[1:]))  # the corpus order is kept
+
+
+def test_rag_cli_sample_layout_then_build_index_over_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`rag sample-layout` writes the reference layout; `rag build-index --corpus` ingests it
+    (pages/s, passages/s) into the index `run rag-e2e --frames … --corpus …` then loads."""
+    pytest.importorskip("bs4", reason="beautifulsoup4 is part of the rag extra")
+    pytest.importorskip("long_context_eval", reason="HotpotQA data package")
+    parser = argparse.ArgumentParser(prog="agentic-bench")
+    rag_cmd.register(parser.add_subparsers())
+    layout = tmp_path / "layout"
+    ns = parser.parse_args(["rag", "sample-layout", "--out", str(layout), "--questions", "2",
+                            "--distractors", "3"])
+    assert ns.func(ns) == 0 and "--corpus" in capsys.readouterr().out
+    pages = list((layout / "doc_html").glob("*.html"))
+    assert len(pages) == 23 and (layout / "doc_html" / "url_mapping.json").is_file()
+    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_: HashEmbedder())
+    out = tmp_path / "report.json"
+    ns = parser.parse_args(["rag", "build-index", "--corpus", str(layout / "doc_html"),
+                            "--cache-dir", str(tmp_path / "c"), "--json", str(out), "--quiet"])
+    assert ns.func(ns) == 0
+    assert "23 → " in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["documents"] == 23 and report["ingestion"]["pages"] == 23
+    assert report["ingestion"]["passages"] == report["chunks"] and report["chunks"] >= 23
+    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_: HashEmbedder())
+    run = task.workload(task_args("--frames", str(layout / "frames_dataset.tsv"), "--corpus",
+                                  str(layout / "doc_html"), "--cache-dir", str(tmp_path / "c"),
+                                  "--quiet"))
+    assert run.info["index"]["from_cache"] and run.info["index"]["chunks"] == report["chunks"]
+    assert run.info["questions"] == 2
+    with pytest.raises(ConfigError, match="--quick"):
+        bad = parser.parse_args(["rag", "build-index", "--quick", "--corpus", str(layout)])
+        bad.func(bad)
