@@ -45,9 +45,28 @@ class GenerationConfig:
     max_tokens_answer: int = 48
     max_doc_chars: int = 800
     max_context_docs: int = 6
+    # sent when set (MLPerf E2E-RAG sends top_p 1.0, top_k -1, reasoning_effort "medium")
+    top_p: float | None = None
+    top_k: int | None = None
+    reasoning_effort: str | None = None
 
     def params(self, max_tokens: int) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": max_tokens}
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": max_tokens}
+        for key in ("top_p", "top_k", "reasoning_effort"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+def mlperf_generation() -> GenerationConfig:
+    """MLPerf E2E-RAG's request parameters (mlcommons/inference b66003e1,
+    ``e2e-rag/multi_shot_retrieval.py`` 273-309: temperature 1.0, top_p 1.0, top_k -1,
+    reasoning_effort medium; 481: max_tokens 4096 for grading; 602, 726, 814: 10240 for
+    sufficiency, the answer and the search queries)."""
+    return GenerationConfig(temperature=1.0, max_tokens_decompose=10240, max_tokens_grade=4096,
+                            max_tokens_sufficiency=10240, max_tokens_answer=10240, top_p=1.0,
+                            top_k=-1, reasoning_effort="medium")
 
 
 @dataclass(frozen=True, slots=True)

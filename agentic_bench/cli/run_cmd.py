@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from agentic_bench.tasks.registry import PluginRef, discover, load_task
 
@@ -31,18 +32,33 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
     return "\n".join(lines)
 
 
+def parse_task_args(task: Any, argv: list[str]) -> argparse.Namespace:
+    """A benchmark's options from ``argv``. A task with ``preset_defaults(args)`` (rag-e2e's
+    ``--mlperf``) gets a second parse with those defaults, so an option given on the command
+    line always wins over the preset."""
+    from agentic_bench.cli.options import add_common_options
+
+    parser = argparse.ArgumentParser(prog=f"agentic-bench run {task.name}",
+                                     description=task.summary)
+    task.add_arguments(parser)
+    add_common_options(parser, scenario=task.default_scenario)
+    parsed = parser.parse_args(argv)
+    preset = getattr(task, "preset_defaults", None)
+    defaults = preset(parsed) if preset is not None else {}
+    if defaults:
+        parser.set_defaults(**defaults)
+        parsed = parser.parse_args(argv)
+    return parsed
+
+
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.options import add_common_options, execute, run_config
+    from agentic_bench.cli.options import execute, run_config
 
     if args.help_requested or not args.benchmark:
         print(_usage(discover()))
         return 0 if args.help_requested else 2
     task = load_task(args.benchmark)
-    parser = argparse.ArgumentParser(prog=f"agentic-bench run {task.name}",
-                                     description=task.summary)
-    task.add_arguments(parser)
-    add_common_options(parser, scenario=task.default_scenario)
-    task_args = parser.parse_args(args.rest)
+    task_args = parse_task_args(task, args.rest)
     config = run_config(task_args)
     workload = task.workload(task_args)
     if workload.recipe is None:

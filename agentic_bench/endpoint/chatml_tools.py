@@ -462,7 +462,10 @@ def accept_max_completion_tokens() -> type[Any]:
     with ``max_completion_tokens: 1024`` (MLPerf Edge Agentic's) would run to the end of the
     context. The request class is replaced, before the server app imports it, by a subclass that
     copies ``max_completion_tokens`` into ``max_tokens`` when the latter is absent (llama.cpp's
-    own ``llama-server`` and OpenAI do the same). Idempotent; returns the class in use.
+    own ``llama-server`` and OpenAI do the same). The same subclass takes vLLM's ``top_k: -1``
+    ("no top-k filter", which MLPerf E2E-RAG sends) as llama.cpp's ``0`` (the same: llama.cpp
+    skips top-k for k <= 0) instead of rejecting the request. Idempotent; returns the class in
+    use.
     """
     from llama_cpp.server import types as server_types
     from pydantic import model_validator
@@ -477,9 +480,13 @@ def accept_max_completion_tokens() -> type[Any]:
         @model_validator(mode="before")
         @classmethod
         def _max_completion_tokens(cls, data: Any) -> Any:
-            if (isinstance(data, dict) and data.get("max_tokens") is None
-                    and data.get("max_completion_tokens") is not None):
-                return {**data, "max_tokens": data["max_completion_tokens"]}
+            if not isinstance(data, dict):
+                return data
+            if data.get("max_tokens") is None and data.get("max_completion_tokens") is not None:
+                data = {**data, "max_tokens": data["max_completion_tokens"]}
+            top_k = data.get("top_k")
+            if isinstance(top_k, int) and not isinstance(top_k, bool) and top_k < 0:
+                data = {**data, "top_k": 0}
             return data
 
     server_types.CreateChatCompletionRequest = CreateChatCompletionRequest  # type: ignore[misc]

@@ -44,12 +44,22 @@ def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
             + (f"; {failed[-1]}" if failed else "")]
 
 
-def _mlperf_lines(block: dict[str, Any] | None) -> list[str]:
-    """Which MLPerf configuration the run used, and each point where it departs."""
+def _mlperf_lines(block: dict[str, Any] | None, loadgen: Any = None) -> list[str]:
+    """Which MLPerf configuration the run used, and each point where it departs. A block with
+    ``requested: false`` (a task whose MLPerf settings are opt-in) gets one line."""
     if not block:
         return []
+    gone = block.get("departures") or []
+    if block.get("requested") is False and gone:
+        return [f"Config    : {block.get('configuration', '-')} ({len(gone)} departures, "
+                "listed in summary.json; --mlperf applies its settings)"]
     lines = [f"Config    : {block.get('configuration', '-')}"]
-    lines += [f"            departs: {d}" for d in block.get("departures") or []]
+    lines += [f"            departs: {d}" for d in gone]
+    lines += [f"            note: {n}" for n in block.get("notes") or []]
+    rate = loadgen.get("samples_per_s") if isinstance(loadgen, dict) else None
+    if block.get("result_unit") and isinstance(rate, int | float):
+        lines.append(f"            MLPerf figure: {rate:.4g} {block['result_unit']} "
+                     f"(LoadGen {loadgen.get('scenario') or ''} samples/s)")
     return lines
 
 
@@ -161,7 +171,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Result is : {summary['result']}",
         *([f"            ({UNCONSTRAINED_NOTE})"] if unconstrained(summary["constraints"])
           else []),
-        *_mlperf_lines((summary.get("workload") or {}).get("mlperf")),
+        *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
         f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
         f"Duration  : {summary['duration_s']:.2f} s",
         "",

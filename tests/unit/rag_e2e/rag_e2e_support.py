@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from agentic_bench.cli.options import add_common_options
 from agentic_bench.contracts import ExecContext, SessionSource
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import LoadSpec
@@ -113,10 +112,10 @@ class ScriptedTransport:
 
 
 def task_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    task.add_arguments(parser)
-    add_common_options(parser, scenario=task.default_scenario)
-    return parser.parse_args(list(argv))
+    """The options `agentic-bench run rag-e2e ARGV` parses (presets such as --mlperf applied)."""
+    from agentic_bench.cli.run_cmd import parse_task_args
+
+    return parse_task_args(task, list(argv))
 
 
 def sessions_for(shared: RagShared) -> list[Session]:

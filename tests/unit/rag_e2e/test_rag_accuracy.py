@@ -74,6 +74,9 @@ def test_rescore_recomputes_from_records_and_keeps_what_records_lack() -> None:
     judged = rescore(records, {**forged, "metric": "LLM-judge accuracy"})
     assert judged is not None and judged["headline"] == 0.5  # the judge's figure, kept
     assert rescore(records, None)["headline"] == first["f1"]  # type: ignore[index]
+    row = {"name": "mlperf_configuration", "value": 3, "limit": 0, "op": "==", "ok": False}
+    kept = rescore(records, {**forged, "gates": [row, {"name": "forged", "ok": True}]})
+    assert kept is not None and kept["gates"] == [row]  # --mlperf's row stays, no other
 
 
 def test_judge_headline_and_fallback() -> None:

@@ -1,0 +1,171 @@
+"""``--mlperf``: MLPerf v6.1 E2E-RAG's configuration at once, and every point a run departs from it.
+
+Reference (mlcommons/inference b66003e1, ``e2e-rag/``): ``reference_mlperf_perf.sh`` 24-63 and
+``user.conf`` (824 questions, Offline, min query count 824, 10 queries in flight, 5 iterations,
+3 sub-queries, top-10 retrieval, e5-base-v2, ColBERTv2; decomposition and sufficiency on
+gpt-oss-120b, grading on gpt-oss-20b, the judge Llama-3.1-8B-Instruct); ``multi_shot_retrieval.py``
+273-309 / 479-518 / 600-634 / 724-766 / 812-859 (every call: temperature 1.0, top_p 1.0,
+top_k -1, reasoning_effort medium; max_tokens 4096 for grading, 10240 otherwise);
+``scripts/run_ingestion.sh`` (768/32 passages, HNSW M=32, efConstruction 200, efSearch 100);
+the 33.95 gate and "Tasks/s" (``tools/submission/submission_checker/constants.py`` 156, 1995).
+
+:func:`preset_defaults` is what ``--mlperf`` sets where the command line is silent (an option
+given explicitly wins and, when it differs, is reported as a departure). :func:`mlperf_block` goes
+into the summary: the configuration's name, each departure in words, and notes that do not
+change the configuration. With ``--mlperf`` a ``mlperf_configuration`` constraint row fails while
+any departure remains, so such a run reads INVALID with its reasons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from typing import Any
+
+MLPERF_NAME = "MLPerf v6.1 E2E-RAG"
+REFERENCE = "mlcommons/inference e2e-rag/ (reference_mlperf_perf.sh, user.conf)"
+QUESTIONS = 824
+PAGES = 2515
+PASSAGES = 107_484
+MAX_ROUNDS, MAX_SUBQUERIES, RETRIEVE_K = 5, 3, 10
+OFFLINE_IN_FLIGHT = 10  # user.conf max_async_queries, reference_mlperf_perf.sh MAX_WORKERS
+MODELS = {"main": "gpt-oss-120b", "grade": "gpt-oss-20b", "judge": "llama-3.1-8b-instruct"}
+EMBEDDER, RERANKER = "e5-base-v2", "colbertv2"
+RESULT_UNIT = "Tasks/s"
+
+
+def loadgen_available() -> bool:
+    return importlib.util.find_spec("mlperf_loadgen") is not None
+
+
+def preset_defaults(args: argparse.Namespace) -> dict[str, Any]:
+    """The option defaults ``--mlperf`` sets (nothing without it)."""
+    if not getattr(args, "mlperf", False):
+        return {}
+    out: dict[str, Any] = {
+        "sampling": "mlperf", "accuracy_metric": "judge", "max_rounds": MAX_ROUNDS,
+        "max_subqueries": MAX_SUBQUERIES, "retrieve_k": RETRIEVE_K, "kind": "hnsw",
+        "flow": "multi-hop", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
+    }
+    if loadgen_available():
+        out["loadgen"] = "mlperf"
+    return out
+
+
+def _model(name: str | None, role: str) -> bool:
+    return bool(name) and MODELS[role] in str(name).lower()
+
+
+def _data(args: argparse.Namespace, questions: int, corpus: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    if not (str(args.frames or "").endswith(".tsv") and corpus):
+        out.append("questions and corpus not MLPerf's (MLPerf: FRAMES frames_dataset.tsv and its "
+                   f"{PAGES:,} Wikipedia pages; --frames FILE.tsv --corpus doc_html/)")
+    if questions != QUESTIONS:
+        out.append(f"{questions} questions (MLPerf: all {QUESTIONS})")
+    if corpus and corpus.get("pages") != PAGES:
+        out.append(f"a corpus of {corpus.get('pages')} pages (MLPerf: {PAGES:,})")
+    return out
+
+
+def _pipeline(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    if EMBEDDER not in str(args.embedder).lower():
+        out.append(f"embedder {args.embedder} (MLPerf: {EMBEDDER})")
+    reranker = args.reranker_model if args.reranker in ("remote", "cross-encoder") and \
+        args.reranker_model else args.reranker
+    if RERANKER not in str(reranker).lower().replace("-", "").replace("_", ""):
+        out.append(f"reranker {reranker} (MLPerf: ColBERTv2 late interaction; a ColBERT "
+                   "server through --reranker remote --reranker-model colbertv2.0)")
+    if args.kind != "hnsw":
+        out.append(f"index {args.kind} (MLPerf: FAISS HNSW M=32, efConstruction 200, "
+                   "efSearch 100)")
+    if args.bm25:
+        out.append("BM25 fused with dense retrieval (MLPerf: dense only)")
+    if args.flow != "multi-hop":
+        out.append(f"flow {args.flow} (MLPerf: multi-hop)")
+    for flag, value, want in (("max-rounds", args.max_rounds, MAX_ROUNDS),
+                              ("max-subqueries", args.max_subqueries, MAX_SUBQUERIES),
+                              ("retrieve-k", args.retrieve_k, RETRIEVE_K)):
+        if value != want:
+            out.append(f"--{flag} {value} (MLPerf: {want})")
+    if args.no_grade:
+        out.append("no document grading (MLPerf: every retrieved page graded)")
+    if getattr(args, "sampling", "ours") != "mlperf":
+        out.append("agentic-bench's sampling (MLPerf: temperature 1.0, top_p 1.0, top_k -1, "
+                   "reasoning_effort medium, max_tokens 4096 grading / 10240 otherwise)")
+    return out
+
+
+def _roles(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    if not _model(getattr(args, "model", None), "main"):
+        name = getattr(args, "model", None) or "the endpoint's default"
+        out.append(f"main model {name} (MLPerf: gpt-oss-120b for decomposition, sufficiency "
+                   "and answer)")
+    if not args.no_grade and not args.grade_endpoint:
+        out.append("grading on the main endpoint (MLPerf: gpt-oss-20b on its own server; "
+                   "--grade-endpoint, --grade-model)")
+    elif not args.no_grade and not _model(args.grade_model, "grade"):
+        out.append(f"grading model {args.grade_model or 'the default'} (MLPerf: gpt-oss-20b)")
+    if not args.judge_endpoint:
+        out.append("no judge (MLPerf: Llama-3.1-8B-Instruct judges every answer; "
+                   "--judge-endpoint, --judge-model)")
+    elif not _model(args.judge_model, "judge"):
+        out.append(f"judge model {args.judge_model or 'the default'} "
+                   "(MLPerf: Llama-3.1-8B-Instruct)")
+    if args.accuracy_metric != "judge":
+        out.append(f"headline {args.accuracy_metric} (MLPerf: the judge's accuracy, gate 33.95)")
+    if args.accuracy_target is not None:
+        out.append(f"accuracy target {args.accuracy_target} (MLPerf: 33.95, absolute %)")
+    return out
+
+
+def _load(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    if getattr(args, "loadgen", None) != "mlperf":
+        out.append("issued by agentic-bench's scheduler (MLPerf: LoadGen"
+                   + ("" if loadgen_available() else "; pip install 'agentic-bench[loadgen]'")
+                   + ")")
+    if getattr(args, "scenario", None) != "offline":
+        out.append(f"scenario {args.scenario} (MLPerf: Offline)")
+    elif getattr(args, "concurrency", None) != OFFLINE_IN_FLIGHT:
+        out.append(f"{args.concurrency} questions in flight (MLPerf: {OFFLINE_IN_FLIGHT})")
+    return out
+
+
+def departures(args: argparse.Namespace, questions: int,
+               corpus: dict[str, Any] | None = None) -> list[str]:
+    """Each point where this run departs from MLPerf E2E-RAG's configuration, in words."""
+    corpus = corpus or {}
+    return [*_data(args, questions, corpus), *_pipeline(args), *_roles(args), *_load(args)]
+
+
+def notes(args: argparse.Namespace, corpus: dict[str, Any] | None = None) -> list[str]:
+    out = ["prompts: agentic-bench's own wording of each step of the reference flow "
+           "(multi_shot_retrieval.py), not its text"]
+    if corpus and corpus.get("passages") not in (None, PASSAGES) and corpus.get("pages") == PAGES:
+        out.append(f"{corpus['passages']:,} passages (the reference's ingestion reports "
+                   f"{PASSAGES:,}; parser {corpus.get('parser')})")
+    if getattr(args, "replay_responses", None):
+        out.append("LLM replies fed from a recording (the reference's cached-response "
+                   "performance mode, perf_test_cache.py)")
+    return out
+
+
+def mlperf_block(args: argparse.Namespace, questions: int,
+                 corpus: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``{"configuration", "reference", "departures", "notes", "result_unit"}``."""
+    gone = departures(args, questions, corpus)
+    return {"configuration": MLPERF_NAME if not gone else f"not {MLPERF_NAME}",
+            "reference": REFERENCE, "requested": bool(getattr(args, "mlperf", False)),
+            "departures": gone, "notes": notes(args, corpus), "result_unit": RESULT_UNIT}
+
+
+def configuration_gate(block: dict[str, Any]) -> dict[str, Any]:
+    """The ``--mlperf`` constraint row: no departure."""
+    count = len(block.get("departures") or [])
+    return {"name": "mlperf_configuration", "value": count, "limit": 0, "op": "==",
+            "ok": count == 0,
+            "rule": f"--mlperf: {MLPERF_NAME}'s configuration; each departure is listed under "
+                    "Config"}

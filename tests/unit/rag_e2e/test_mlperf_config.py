@@ -1,0 +1,111 @@
+"""rag-e2e --mlperf: the preset (explicit options win), the departures in words, the gate row,
+and the request parameters of mlcommons/inference b66003e1 e2e-rag/multi_shot_retrieval.py
+273-309 (temperature 1.0, top_p 1.0, top_k -1, reasoning_effort medium; max_tokens 4096 for
+grading at 481, 10240 for the others at 602, 726 and 814)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rag_e2e_support import task_args
+
+from agentic_bench.tasks.rag_e2e import mlperf_config
+from agentic_bench.tasks.rag_e2e.mlperf_config import (
+    configuration_gate,
+    departures,
+    mlperf_block,
+)
+
+OFFICIAL = ("--mlperf", "--frames", "frames_dataset.tsv", "--corpus", "doc_html",
+            "--embedder", "/models/e5-base-v2", "--reranker", "remote", "--reranker-url",
+            "http://r/v1/rerank", "--reranker-model", "colbert-ir/colbertv2.0",
+            "--model", "gpt-oss-120b", "--grade-endpoint", "http://g/v1",
+            "--grade-model", "openai/gpt-oss-20b", "--judge-endpoint", "http://j/v1",
+            "--judge-model", "meta-llama/Llama-3.1-8B-Instruct")
+CORPUS = {"pages": 2515, "passages": 107_484, "parser": "lxml"}
+
+
+def test_without_mlperf_nothing_is_preset() -> None:
+    args = task_args()
+    assert args.sampling == "ours" and args.accuracy_metric == "f1"
+    assert args.scenario == "single-stream" and args.loadgen is None
+
+
+def test_the_preset_and_explicit_options_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    args = task_args("--mlperf")
+    assert (args.sampling, args.accuracy_metric, args.max_rounds, args.max_subqueries,
+            args.retrieve_k, args.kind) == ("mlperf", "judge", 5, 3, 10, "hnsw")
+    assert (args.scenario, args.concurrency, args.loadgen) == ("offline", 10, "mlperf")
+    # an option given on the command line wins, before or after --mlperf
+    mixed = task_args("--max-rounds", "2", "--mlperf", "--scenario", "single-stream")
+    assert mixed.max_rounds == 2 and mixed.scenario == "single-stream"
+    gone = departures(mixed, 824, CORPUS)
+    assert "--max-rounds 2 (MLPerf: 5)" in gone
+    assert "scenario single-stream (MLPerf: Offline)" in gone
+
+
+def test_without_loadgen_the_scheduler_is_a_departure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: False)
+    args = task_args("--mlperf")
+    assert args.loadgen is None
+    assert any("agentic-bench's scheduler" in d and "pip install" in d
+               for d in departures(args, 824, CORPUS))
+
+
+def test_the_official_configuration_has_no_departure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    block = mlperf_block(task_args(*OFFICIAL), 824, CORPUS)
+    assert block["departures"] == [] and block["configuration"] == "MLPerf v6.1 E2E-RAG"
+    assert block["result_unit"] == "Tasks/s" and block["requested"] is True
+    assert configuration_gate(block) == {
+        "name": "mlperf_configuration", "value": 0, "limit": 0, "op": "==", "ok": True,
+        "rule": configuration_gate(block)["rule"]}
+    assert any("own wording" in n for n in block["notes"])
+
+
+@pytest.mark.parametrize(("extra", "questions", "corpus", "expected"), [
+    ((), 20, CORPUS, "20 questions (MLPerf: all 824)"),
+    ((), 824, {**CORPUS, "pages": 40}, "a corpus of 40 pages (MLPerf: 2,515)"),
+    (("--embedder", "minilm"), 824, CORPUS, "embedder minilm (MLPerf: e5-base-v2)"),
+    (("--reranker", "identity"), 824, CORPUS, "reranker identity"),
+    (("--kind", "flat"), 824, CORPUS, "index flat"),
+    (("--bm25",), 824, CORPUS, "BM25"),
+    (("--sampling", "ours"), 824, CORPUS, "agentic-bench's sampling"),
+    (("--no-grade",), 824, CORPUS, "no document grading"),
+    (("--model", "llama"), 824, CORPUS, "main model llama"),
+    (("--grade-model", "qwen"), 824, CORPUS, "grading model qwen"),
+    (("--judge-model", "gpt-4o"), 824, CORPUS, "judge model gpt-4o"),
+    (("--accuracy-metric", "f1"), 824, CORPUS, "headline f1"),
+    (("--accuracy-target", "0.5"), 824, CORPUS, "accuracy target 0.5"),
+    (("--concurrency", "4"), 824, CORPUS, "4 questions in flight (MLPerf: 10)"),
+])
+def test_each_departure_is_named(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...],
+                                 questions: int, corpus: dict[str, Any], expected: str) -> None:
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    gone = departures(task_args(*OFFICIAL, *extra), questions, corpus)
+    assert len(gone) == 1 and expected in gone[0], gone
+
+
+def test_hotpotqa_and_missing_roles_are_departures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    block = mlperf_block(task_args("--mlperf"), 20)
+    words = " | ".join(block["departures"])
+    for part in ("questions and corpus not MLPerf's", "no judge", "grading on the main",
+                 "main model the endpoint's default"):
+        assert part in words
+    gate = configuration_gate(block)
+    assert not gate["ok"] and gate["value"] == len(block["departures"])
+
+
+def test_mlperf_sampling_parameters() -> None:
+    from rag_pipeline import GenerationConfig, mlperf_generation
+
+    cfg = mlperf_generation()
+    assert cfg.params(cfg.max_tokens_grade) == {"temperature": 1.0, "max_tokens": 4096,
+                                                "top_p": 1.0, "top_k": -1,
+                                                "reasoning_effort": "medium"}
+    assert {cfg.max_tokens_decompose, cfg.max_tokens_sufficiency, cfg.max_tokens_answer} == \
+        {10240}
+    assert GenerationConfig().params(8) == {"temperature": 0.0, "max_tokens": 8}
