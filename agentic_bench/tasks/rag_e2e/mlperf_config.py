@@ -46,6 +46,7 @@ def preset_defaults(args: argparse.Namespace) -> dict[str, Any]:
         "sampling": "mlperf", "accuracy_metric": "judge", "max_rounds": MAX_ROUNDS,
         "max_subqueries": MAX_SUBQUERIES, "retrieve_k": RETRIEVE_K, "kind": "hnsw",
         "flow": "multi-hop", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
+        "embed_prefixes": "none",
     }
     if loadgen_available():
         out["loadgen"] = "mlperf"
@@ -72,6 +73,9 @@ def _pipeline(args: argparse.Namespace) -> list[str]:
     out: list[str] = []
     if EMBEDDER not in str(args.embedder).lower():
         out.append(f"embedder {args.embedder} (MLPerf: {EMBEDDER})")
+    elif getattr(args, "embed_prefixes", "auto") != "none":
+        out.append("e5 'query: ' / 'passage: ' prefixes (MLPerf embeds the raw text; "
+                   "--embed-prefixes none)")
     reranker = args.reranker_model if args.reranker in ("remote", "cross-encoder") and \
         args.reranker_model else args.reranker
     if RERANKER not in str(reranker).lower().replace("-", "").replace("_", ""):

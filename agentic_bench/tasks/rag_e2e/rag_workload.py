@@ -143,12 +143,14 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
 
     embedder = make_embedder(args.embedder, getattr(args, "embedder_url", None),
                              os.environ.get(getattr(args, "embedder_api_key_env", "") or "")
-                             or None)
+                             or None, prefixes=getattr(args, "embed_prefixes", "auto") == "auto")
     reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    # MLPerf's corpus is indexed as the reference indexes it: FAISS HNSW with its L2 metric
+    metric = "l2" if getattr(args, "corpus", None) else "inner_product"
     with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:
         index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
-                                     bm25=args.bm25)
+                                     bm25=args.bm25, metric=metric)
     from rag_pipeline import GenerationConfig, mlperf_generation
 
     generation = (mlperf_generation() if getattr(args, "sampling", "ours") == "mlperf"

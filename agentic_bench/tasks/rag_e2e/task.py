@@ -64,6 +64,9 @@ class RagE2eTask:
         g.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
                        help="environment variable with the --embedder-url API key "
                        "(default EMBEDDER_API_KEY; never stored)")
+        g.add_argument("--embed-prefixes", choices=("auto", "none"), default="auto",
+                       help="auto: e5 models get 'query: ' / 'passage: ' (as they were "
+                       "trained); none: raw text, as MLPerf's reference embeds (--mlperf)")
         g.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
                        help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
         g.add_argument("--cache-dir", type=Path, metavar="DIR",

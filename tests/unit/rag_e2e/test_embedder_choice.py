@@ -38,3 +38,16 @@ def test_unknown_models_are_refused_without_a_download(name: str) -> None:
 def test_a_directory_without_a_model_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no sentence-transformers model"):
         make_embedder(str(tmp_path))
+
+
+def test_raw_text_for_an_e5_model_when_asked() -> None:
+    """MLPerf's reference embeds the raw text (no e5 prefixes): --embed-prefixes none; the
+    index key then differs (+raw), so the two never share an index."""
+    pytest.importorskip("aiohttp")
+    with_prefixes = make_embedder("e5-base-v2", "http://127.0.0.1:9/v1")
+    raw = make_embedder("e5-base-v2", "http://127.0.0.1:9/v1", prefixes=False)
+    assert (with_prefixes.query_prefix, with_prefixes.passage_prefix) == ("query: ", "passage: ")
+    assert (raw.query_prefix, raw.passage_prefix) == ("", "")
+    assert raw.name == with_prefixes.name + "+raw"
+    plain = make_embedder("minilm-like", "http://127.0.0.1:9/v1", prefixes=False)
+    assert not plain.name.endswith("+raw")  # nothing to drop: the same model and key

@@ -34,7 +34,7 @@ def frames_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_: HashEmbedder())
+    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_, **__: HashEmbedder())
 
 
 def test_task_object() -> None:
@@ -151,7 +151,7 @@ def test_rag_cli_build_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser(prog="agentic-bench")
     rag_cmd.register(parser.add_subparsers())
-    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_: HashEmbedder())
+    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_, **__: HashEmbedder())
     monkeypatch.setattr(index_cache, "select", lambda **kw: index_cache.Selection(
         list(QUESTIONS), list(DOCS), "test corpus"))
     out = tmp_path / "report.json"
@@ -235,7 +235,7 @@ def test_rag_cli_sample_layout_then_build_index_over_it(
     assert ns.func(ns) == 0 and "--corpus" in capsys.readouterr().out
     pages = list((layout / "doc_html").glob("*.html"))
     assert len(pages) == 23 and (layout / "doc_html" / "url_mapping.json").is_file()
-    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_: HashEmbedder())
+    monkeypatch.setattr(index_cache, "make_embedder", lambda name, *_, **__: HashEmbedder())
     out = tmp_path / "report.json"
     ns = parser.parse_args(["rag", "build-index", "--corpus", str(layout / "doc_html"),
                             "--cache-dir", str(tmp_path / "c"), "--json", str(out), "--quiet"])
@@ -244,7 +244,7 @@ def test_rag_cli_sample_layout_then_build_index_over_it(
     report = json.loads(out.read_text())
     assert report["documents"] == 23 and report["ingestion"]["pages"] == 23
     assert report["ingestion"]["passages"] == report["chunks"] and report["chunks"] >= 23
-    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_: HashEmbedder())
+    monkeypatch.setattr(rag_workload, "make_embedder", lambda name, *_, **__: HashEmbedder())
     run = task.workload(task_args("--frames", str(layout / "frames_dataset.tsv"), "--corpus",
                                   str(layout / "doc_html"), "--cache-dir", str(tmp_path / "c"),
                                   "--quiet"))

@@ -87,3 +87,31 @@ def test_hash_depends_on_params_ids_and_vectors() -> None:
     assert base != content_hash(v, ["a", "b", "c", "d", "x"], {"kind": "flat"})
     assert base != content_hash(v, ["a", "b", "c", "d", "e"], {"kind": "hnsw"})
     assert base != content_hash(v * 0.5, ["a", "b", "c", "d", "e"], {"kind": "flat"})
+
+
+def test_l2_hnsw_is_the_references_index_with_similarity_scores(tmp_path: Path) -> None:
+    """metric="l2": FAISS' default metric, as MLPerf's reference builds IndexHNSWFlat(dim, 32);
+    on unit vectors it finds the inner-product neighbours, and reports 1 - d/2 (= the inner
+    product) so scores keep their meaning; the metric survives a save/load."""
+    import faiss
+
+    rng = np.random.default_rng(1)
+    base, queries = _unit(rng, 1500, 32), _unit(rng, 40, 32)
+    l2 = HnswIndex(32, metric="l2")
+    l2.add(base, [f"c{i}" for i in range(len(base))])
+    assert l2._index.metric_type == faiss.METRIC_L2 and l2.params["metric"] == "l2"
+    assert _build(HnswIndex, base).params["metric"] == "inner_product"  # default unchanged
+    exact = np.argsort(-(queries @ base.T), axis=1)[:, :10]
+    hits = l2.search(queries, 10)
+    recall = np.mean([len({i for i, _ in h} & set(e.tolist())) / 10
+                      for h, e in zip(hits, exact, strict=True)])
+    assert recall >= 0.95
+    for row, q in zip(hits, queries, strict=True):
+        assert np.allclose([s for _, s in row], [float(base[i] @ q) for i, _ in row], atol=1e-5)
+        assert [s for _, s in row] == sorted((s for _, s in row), reverse=True)
+    l2.save(tmp_path / "l2")
+    again = load_index(tmp_path / "l2")
+    assert isinstance(again, HnswIndex) and again.metric == "l2"
+    assert again.search(queries[:3], 5) == l2.search(queries[:3], 5)
+    with pytest.raises(ValueError, match="metric"):
+        HnswIndex(8, metric="cosine")
