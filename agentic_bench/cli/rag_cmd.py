@@ -9,7 +9,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentic_bench.tasks.rag_e2e.index_cache import EMBEDDER_HELP
+from agentic_bench.tasks.rag_e2e.index_cache import (
+    EMBED_BACKEND_HELP,
+    EMBED_BACKENDS,
+    EMBEDDER_HELP,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "same two options)")
     b.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
                    help="environment variable with the --embedder-url API key")
+    b.add_argument("--embed-backend", choices=EMBED_BACKENDS, default="torch",
+                   help=EMBED_BACKEND_HELP)
     b.add_argument("--embed-prefixes", choices=("auto", "none"), default="auto",
                    help="auto: e5 models get 'query: ' / 'passage: '; none: raw text, as "
                    "MLPerf's reference embeds (what `run rag-e2e --mlperf` uses)")
@@ -104,6 +110,7 @@ def build_index_main(args: argparse.Namespace) -> int:
                           embedder_url=args.embedder_url,
                           embedder_key_env=args.embedder_api_key_env, corpus=args.corpus,
                           prefixes=args.embed_prefixes == "auto" and not args.mlperf_db,
+                          backend=args.embed_backend,
                           on_index=manifest_step(args))
     print(format_report(report))
     if args.json:
@@ -116,7 +123,7 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
                  cache_dir: str | None, quiet: bool = False, embedder_url: str | None = None,
                  embedder_key_env: str = "EMBEDDER_API_KEY",
                  corpus: str | None = None, prefixes: bool = True,
-                 on_index: Any = None) -> dict[str, Any]:
+                 on_index: Any = None, backend: str = "torch") -> dict[str, Any]:
     """Build (or load) the index and return the cost report as a dict; ``on_index(chunk_index,
     embedder)``, when given, adds its dict as ``manifest``."""
     import os
@@ -136,9 +143,9 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     try:
         from rag_pipeline import CorpusError, EmbedderUnavailableError
 
-        model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None,
-                              prefixes=prefixes)
         directory = Path(cache_dir) if cache_dir else default_cache_dir()
+        model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None,
+                              prefixes=prefixes, backend=backend, cache_dir=directory)
         ingestion: dict[str, Any] = {}
         if corpus:
             from rag_pipeline import load_reference_corpus

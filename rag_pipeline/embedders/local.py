@@ -40,20 +40,26 @@ class SentenceTransformerEmbedder:
 
     ``HF_HUB_OFFLINE=1`` is set (if unset) before loading. The model loads on first use.
     Calls are serialised with a lock: one model instance computes one batch at a time.
+    ``bf16=True`` casts the weights to bfloat16 (fast on CPUs with AMX or AVX512-BF16, slow
+    elsewhere; vectors within a cosine of about 0.996 of fp32) and embeds in batches of 16; the
+    name then ends in ``+bf16`` so the two never share an index.
     """
 
     def __init__(
         self,
         model_path: str | Path | None = None,
         name: str | None = None,
-        batch_size: int = 64,
+        batch_size: int | None = None,
         device: str = "cpu",
         query_prefix: str = "",
         passage_prefix: str = "",
+        bf16: bool = False,
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
-        self._name = name or (self._path.name if self._path else DEFAULT_ST_NAME)
-        self.batch_size = batch_size
+        base = name or (self._path.name if self._path else DEFAULT_ST_NAME)
+        self._name = f"{base}+bf16" if bf16 else base
+        self.bf16 = bf16
+        self.batch_size = batch_size or (16 if bf16 else 64)
         self.device = device
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
@@ -79,7 +85,12 @@ class SentenceTransformerEmbedder:
                 raise EmbedderUnavailableError(f"model directory not found: {path}")
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            if self.bf16:
+                import torch
+
+                model = model.to(torch.bfloat16)
+            self._model = model
         return self._model
 
     @property
@@ -103,7 +114,7 @@ class SentenceTransformerEmbedder:
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-        return normalize_rows(vectors)
+        return normalize_rows(np.asarray(vectors, dtype=np.float32))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, self.query_prefix)

@@ -143,7 +143,9 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
 
     embedder = make_embedder(args.embedder, getattr(args, "embedder_url", None),
                              os.environ.get(getattr(args, "embedder_api_key_env", "") or "")
-                             or None, prefixes=getattr(args, "embed_prefixes", "auto") == "auto")
+                             or None, prefixes=getattr(args, "embed_prefixes", "auto") == "auto",
+                             backend=getattr(args, "embed_backend", "torch"),
+                             cache_dir=Path(args.cache_dir) if args.cache_dir else None)
     reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     # MLPerf's corpus is indexed as the reference indexes it: FAISS HNSW with its L2 metric

