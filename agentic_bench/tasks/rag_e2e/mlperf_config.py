@@ -76,11 +76,11 @@ def _pipeline(args: argparse.Namespace) -> list[str]:
     elif getattr(args, "embed_prefixes", "auto") != "none":
         out.append("e5 'query: ' / 'passage: ' prefixes (MLPerf embeds the raw text; "
                    "--embed-prefixes none)")
-    reranker = args.reranker_model if args.reranker in ("remote", "cross-encoder") and \
-        args.reranker_model else args.reranker
-    if RERANKER not in str(reranker).lower().replace("-", "").replace("_", ""):
-        out.append(f"reranker {reranker} (MLPerf: ColBERTv2 late interaction; a ColBERT "
-                   "server through --reranker remote --reranker-model colbertv2.0)")
+    colbert = RERANKER in str(args.reranker_model or "").lower().replace("-", "").replace("_", "")
+    if args.reranker != "late-interaction" or not colbert:
+        named = f"{args.reranker} {args.reranker_model}" if args.reranker_model else args.reranker
+        out.append(f"reranker {named} (MLPerf: ColBERTv2 MaxSim in-process, reranker_worker.py; "
+                   "--reranker late-interaction --reranker-model DIR/colbertv2.0)")
     if args.kind != "hnsw":
         out.append(f"index {args.kind} (MLPerf: FAISS HNSW M=32, efConstruction 200, "
                    "efSearch 100)")

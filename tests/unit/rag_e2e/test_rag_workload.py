@@ -101,6 +101,8 @@ def test_second_build_loads_from_cache(frames_file: Path, tmp_path: Path,
     (("--record-trace", "t.jsonl", "--replay-responses", "t.jsonl"), "different files"),
     (("--reranker", "remote"), "--reranker-url"),
     (("--reranker", "cross-encoder"), "cross-encoder"),
+    (("--reranker", "late-interaction"), "late-interaction needs --reranker-model"),
+    (("--reranker", "late-interaction", "--reranker-model", "/nonexistent"), "no config.json"),
 ])
 def test_bad_options_are_config_errors(argv: tuple[str, ...], message: str, frames_file: Path,
                                        tmp_path: Path, fake_embedder: None) -> None:
@@ -253,3 +255,14 @@ def test_rag_cli_sample_layout_then_build_index_over_it(
     with pytest.raises(ConfigError, match="--quick"):
         bad = parser.parse_args(["rag", "build-index", "--quick", "--corpus", str(layout)])
         bad.func(bad)
+
+
+def test_late_interaction_reranker_from_local_weights() -> None:
+    from rag_pipeline.embedders.local import packaged_minilm_path
+    from rag_pipeline.late_interaction import LateInteractionReranker
+
+    args = task_args("--reranker", "late-interaction", "--reranker-model",
+                     str(packaged_minilm_path()))
+    reranker = rag_workload.make_reranker(args, HashEmbedder())
+    assert isinstance(reranker, LateInteractionReranker)
+    assert reranker.name == f"late-interaction:{packaged_minilm_path().resolve()}"
