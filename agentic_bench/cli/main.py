@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "agentic_bench.cli.record_cmd",
     "agentic_bench.cli.new_task_cmd",
     "agentic_bench.cli.rag_cmd",
+    "agentic_bench.cli.config_cmd",
 )
 
 EPILOG = """\
@@ -36,6 +37,7 @@ examples:
   agentic-bench replay traces/sample.jsonl --endpoint http://127.0.0.1:8900/v1 \\
       --scenario server --rate 5 --duration 30
   agentic-bench run agentic-edge --quick            # embedded llama.cpp endpoint by default
+  agentic-bench run --config configs/rag-e2e-quick.yaml   # options kept in a file
   agentic-bench new-task my-qa                      # scaffold a benchmark plugin
 
 exit codes: 0 VALID, 3 INVALID, 2 bad input or usage, 1 internal error

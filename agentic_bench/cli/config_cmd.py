@@ -1,0 +1,83 @@
+"""``agentic-bench config check FILE`` and ``agentic-bench config show BENCHMARK [OPTIONS]``.
+
+``check`` validates a run configuration file without running anything (exit 0, or 2 with the
+file, the key's line and what was expected). ``show`` prints the effective options of a run —
+defaults, preset, file and command line merged — as a config file that ``run --config`` takes
+back unchanged; URLs with credentials are redacted, API keys never appear (only the names of the
+variables that hold them). See :mod:`agentic_bench.config_file`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("config", help="check a run configuration file, or show a run's "
+                       "effective options", description=__doc__.split("\n\n")[1])
+    config_sub = p.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
+    c = config_sub.add_parser("check", help="validate FILE without running (exit 0 or 2)")
+    c.add_argument("file", metavar="FILE", help="YAML or JSON run configuration")
+    c.add_argument("--benchmark", metavar="NAME",
+                   help="the benchmark it configures (default: the file's 'benchmark' key)")
+    c.set_defaults(func=check_main)
+    s = config_sub.add_parser("show", add_help=False,
+                              help="print the effective options of `run BENCHMARK [OPTIONS]`")
+    s.add_argument("benchmark", metavar="BENCHMARK")
+    s.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTIONS")
+    s.set_defaults(func=show_main)
+    p.set_defaults(func=lambda args: _usage(p))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def check_main(args: argparse.Namespace) -> int:
+    from agentic_bench.cli.run_cmd import parse_task_args
+    from agentic_bench.config_file import check_benchmark, read_config
+    from agentic_bench.tasks.registry import load_task
+
+    config = read_config(args.file)
+    name = check_benchmark(config, args.benchmark)
+    parsed = parse_task_args(load_task(name), ["--config", str(args.file)])
+    print(f"{args.file}: ok — {len(config.entries)} options for `run {name}`"
+          + (" (--mlperf preset applied where the file is silent)"
+             if getattr(parsed, "mlperf", False) else ""))
+    return 0
+
+
+def effective_options(parsed: argparse.Namespace, benchmark: str) -> dict[str, Any]:
+    """The options as a config mapping: ``None`` left out, paths as text, URLs redacted."""
+    from pathlib import Path
+
+    from agentic_bench.transport.url import redact_url
+
+    out: dict[str, Any] = {"benchmark": benchmark}
+    for key, value in sorted(vars(parsed).items()):
+        if value is None or key in ("config", "func", "help_requested"):
+            continue
+        if isinstance(value, Path):
+            value = str(value)
+        if isinstance(value, str) and ("endpoint" in key or key.endswith("url")) and \
+                "://" in value:
+            value = redact_url(value)
+        out[key] = value
+    return out
+
+
+def show_main(args: argparse.Namespace) -> int:
+    import yaml
+
+    from agentic_bench.cli.run_cmd import parse_task_args
+    from agentic_bench.tasks.registry import load_task
+
+    if args.benchmark in ("-h", "--help"):
+        print("usage: agentic-bench config show BENCHMARK [--config FILE] [OPTIONS...]")
+        return 0
+    parsed = parse_task_args(load_task(args.benchmark), list(args.rest))
+    print(yaml.safe_dump(effective_options(parsed, args.benchmark), sort_keys=False,
+                         default_flow_style=False), end="")
+    return 0
