@@ -31,6 +31,7 @@ test-unit: install
 
 lint: install
 	$(BIN)/ruff check agentic_bench rag_pipeline tests benchmarks plugins/tau2_airline
+	$(BIN)/mypy agentic_bench rag_pipeline
 
 demo: install
 	bash scripts/demo.sh

@@ -193,8 +193,8 @@ def simple_workload(name: str, sessions: Sequence[Session], run_session: Session
     that session (the run goes on). Scoring runs in a worker thread after the session's
     clock has stopped. ``accuracy_target`` becomes the ``accuracy`` SLO.
     """
+    from agentic_bench.contracts import SessionSource
     from agentic_bench.errors import ConfigError
-    from agentic_bench.load.runner import SessionSource
     from agentic_bench.workload import Workload
 
     items = list(sessions)
@@ -222,7 +222,7 @@ def simple_workload(name: str, sessions: Sequence[Session], run_session: Session
 
 async def _run_one(ctx: ExecContext, ticket: SessionTicket, run_session: SessionFn,
                    scorer: SessionScorer | None) -> SessionOutcome:
-    from agentic_bench.replay.session import SessionOutcome
+    from agentic_bench.contracts import SessionOutcome
     from agentic_bench.tasks.recorder import SessionRecorder
     from agentic_bench.workload import ExecContext
 
@@ -319,7 +319,8 @@ class FakeTransport:
 async def run_offline(workload: Workload, transport: Any, *, sessions: int | None = None,
                       model: str = "fake") -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Run sessions one after another on ``transport``; returns ``(records, accuracy)``."""
-    from agentic_bench.replay.session import ReplayOptions, SessionTicket
+    from agentic_bench.contracts import SessionTicket
+    from agentic_bench.run_options import ReplayOptions
     from agentic_bench.workload import ExecContext
 
     records: list[dict[str, Any]] = []

@@ -138,6 +138,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         progress.start()
         try:
             with gc_policy.measured_phase():  # no full GC pass over kept records
+                seg: Segment
                 if config.loadgen is not None:
                     from agentic_bench.loadgen.run import run_with_loadgen
 
@@ -179,7 +180,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "out_dir": str(out),
                 "resumed_sessions": len(resumed.done),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
-                **({"loadgen": seg.loadgen} if getattr(seg, "loadgen", None) else {}),
+                **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
             },
         )
         summary = summarize(records, info)

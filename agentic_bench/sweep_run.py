@@ -21,7 +21,8 @@ def run_sweep(workload: Workload, config: RunConfig, key: str,
     base.mkdir(parents=True, exist_ok=True)
     points = []
     for value in values:
-        load = replace(config.load, **{key: int(value) if key == "concurrency" else value})
+        load = (replace(config.load, concurrency=int(value)) if key == "concurrency"
+                else replace(config.load, rate=value))
         if key == "rate" and load.scenario != "server":
             load = replace(load, scenario="server")
         cfg = replace(config, load=load, out=base / f"{key}-{value:g}",

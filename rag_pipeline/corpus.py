@@ -224,5 +224,5 @@ def load_frames_hub(hub_id: str = "google/frames-benchmark", split: str = "test"
         import datasets
     except ImportError as exc:
         raise CorpusError("loading from the hub needs the 'datasets' package") from exc
-    table = datasets.load_dataset(hub_id, split=split)
+    table = datasets.load_dataset(hub_id, split=split)  # type: ignore[attr-defined]
     return [frames_question(dict(r), n) for n, r in enumerate(table)]

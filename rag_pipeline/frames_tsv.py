@@ -93,11 +93,11 @@ def load_frames_tsv(path: str | Path) -> list[Question]:
                                   f"has {len(header)}")
             rows.append((reader.line_num, [_value(c) for c in cells]
                          + [None] * (len(header) - len(cells))))
-    kinds = _numeric_columns([cells for _, cells in rows], len(header))
+    kinds = _numeric_columns([row for _, row in rows], len(header))
     prompt_at, answer_at = header.index("Prompt"), header.index("Answer")
     types_at = header.index("reasoning_types") if "reasoning_types" in header else None
-    for line, cells in rows:
-        values = [_as_pandas(c, kinds.get(n)) for n, c in enumerate(cells)]
+    for line, row in rows:
+        values = [_as_pandas(c, kinds.get(n)) for n, c in enumerate(row)]
         prompt = values[prompt_at]
         if prompt is None:
             raise CorpusError(f"{source}:{line}: empty Prompt")

@@ -62,9 +62,11 @@ def content_hash(vectors: np.ndarray, ids: Sequence[str], params: dict[str, Any]
 class VectorIndex(Protocol):
     """A searchable set of vectors, each tagged with a chunk id."""
 
-    kind: str
     dim: int
     ids: list[str]
+
+    @property
+    def kind(self) -> str: ...
 
     @property
     def params(self) -> dict[str, Any]: ...
@@ -216,7 +218,7 @@ class HnswIndex(_FaissIndex):
         return [[(i, 1.0 - d / 2.0) for i, d in row] for row in hits]
 
     def _configure(self) -> None:
-        self._index.hnsw.efSearch = self.ef_search
+        self._index.hnsw.efSearch = self.ef_search  # type: ignore[attr-defined]
 
     def set_ef_search(self, ef_search: int) -> None:
         self.ef_search = ef_search
@@ -241,7 +243,7 @@ def make_index(kind: str, dim: int, **params: Any) -> FlatIndex | HnswIndex:
 def read_manifest(directory: str | Path) -> dict[str, Any]:
     path = Path(directory) / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"no saved index at {directory} (missing {MANIFEST})") from None
     except ValueError as exc:

@@ -59,6 +59,7 @@ def _task(benchmark: object) -> object | None:
     if not isinstance(benchmark, str):
         return None
     try:
-        return load_task(benchmark)
+        task: object = load_task(benchmark)
+        return task
     except (UsageError, KeyError, ImportError):
         return None

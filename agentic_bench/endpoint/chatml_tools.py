@@ -34,7 +34,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 FORMAT_NAME = "chatml-function-calling-stream"
 MAX_TOOL_CALLS = 8
@@ -255,7 +255,7 @@ def _stream(
             grammar = None
             if response_format:
                 grammar = llama_chat_format._grammar_for_response_format(
-                    _json_object_format(response_format), verbose=llama.verbose
+                    cast(Any, _json_object_format(response_format)), verbose=llama.verbose
                 )
             body = prompt + ("message:\n" if names and tool_choice != "none" else "")
             finish = "stop"
@@ -447,8 +447,10 @@ def chatml_function_calling_stream(
 
 def register() -> str:
     """Register the handler with llama-cpp-python (idempotent); returns its format name."""
-    from llama_cpp import llama_chat_format
+    from llama_cpp import llama_chat_format as typed_format
 
+    # our handler takes plain dicts where llama-cpp-python's signature names its TypedDicts
+    llama_chat_format: Any = typed_format
     llama_chat_format.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
         FORMAT_NAME, chatml_function_calling_stream, overwrite=True
     )
@@ -500,10 +502,11 @@ def serve_main(argv: list[str] | None = None) -> None:
     watch_parent_from_env()
     register()
     accept_max_completion_tokens()  # before llama_cpp.server.app imports the request model
-    from llama_cpp.server.__main__ import main
+    from llama_cpp.server import __main__ as server
 
     sys.argv = ["llama_cpp.server", *(sys.argv[1:] if argv is None else argv)]
-    main()
+    start: Any = server.main  # untyped upstream
+    start()
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
         raise EndpointError(f"{redact_url(client.base_url)} rejected the API key (HTTP {status})")
     ids: list[str] = []
     if status == 200 and isinstance(body, dict):
-        ids = [m.get("id") for m in body.get("data", []) if isinstance(m, dict) and m.get("id")]
+        ids = [str(m["id"]) for m in body.get("data", []) if isinstance(m, dict) and m.get("id")]
     if model is None:
         if not ids:
             raise EndpointError(

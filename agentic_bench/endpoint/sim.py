@@ -30,7 +30,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench.endpoint.sim_http import HttpConnection, Request
 
@@ -66,7 +66,7 @@ EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
 EMBEDDING_DIM = 32
 
 
-def fake_embeddings(raw: bytes | None, model: str) -> dict:
+def fake_embeddings(raw: bytes | None, model: str) -> dict[str, Any]:
     """``/v1/embeddings``: a deterministic vector per input text (from its sha256), so a RAG
     pipeline can run against the simulator end to end; no meaning, only stable geometry."""
     try:
@@ -107,7 +107,7 @@ class SimServer:
         self.loop = asyncio.get_running_loop()
         self.server = await self.loop.create_server(
             lambda: HttpConnection(self.handle), host, port, backlog=4096)
-        return self.server.sockets[0].getsockname()[1]
+        return int(self.server.sockets[0].getsockname()[1])
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -145,7 +145,7 @@ class SimServer:
 class Reply:
     """One streamed (or plain JSON) chat completion driven by event-loop timers."""
 
-    def __init__(self, server: SimServer, conn: HttpConnection, body: dict) -> None:
+    def __init__(self, server: SimServer, conn: HttpConnection, body: dict[str, Any]) -> None:
         self.s = server
         self.conn = conn
         self.body = body
@@ -222,15 +222,15 @@ class Reply:
         self.next_at = self.t0 + self.ttft_ms / 1000
         self._at(self.next_at, self._token)
 
-    def _event(self, payload: dict) -> bytes:
+    def _event(self, payload: dict[str, Any]) -> bytes:
         return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
 
-    def _delta(self, delta: dict, finish: str | None = None) -> bytes:
+    def _delta(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         return self._event({"id": self.id, "object": "chat.completion.chunk",
                             "created": int(time.time()), "model": self.s.config.model,
                             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
-    def _token_delta(self, k: int) -> dict:
+    def _token_delta(self, k: int) -> dict[str, Any]:
         if self.script:
             return self.script.deltas[k]
         name = self.s.config.tool_call
@@ -272,7 +272,7 @@ class Reply:
         self.conn.chunk(tail + b"data: [DONE]\n\n")
         self.conn.end_chunked()
 
-    def _usage(self) -> dict:
+    def _usage(self) -> dict[str, Any]:
         msgs = self.body.get("messages")
         words = sum(len(str(m.get("content") or "").split())
                     for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))
@@ -281,7 +281,7 @@ class Reply:
 
     def _send_whole(self) -> None:
         name = self.s.config.tool_call
-        msg: dict = {"role": "assistant",
+        msg: dict[str, Any] = {"role": "assistant",
                      "content": None if name else "".join(f"tok{k} " for k in range(self.n))}
         if name:
             msg["tool_calls"] = [{"id": f"call_{self.id}", "type": "function",

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from time import perf_counter_ns
+from typing import Any
 
 from agentic_bench.contracts import Execute, SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
@@ -225,7 +226,7 @@ class LoadRunner:
     async def _drain(self) -> None:
         if not self._tasks:
             return
-        pending = set(self._tasks)
+        pending: set[asyncio.Future[Any]] = set(self._tasks)
         grace = self.spec.grace_s if self.stop_event.is_set() else None
         if grace is None:
             stopper = asyncio.ensure_future(self.stop_event.wait())

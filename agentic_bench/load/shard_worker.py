@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter_ns
@@ -51,7 +52,8 @@ def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
     if kind == "task":
         from agentic_bench.tasks.registry import load_task
 
-        return load_task(recipe[1]).workload(recipe[2])
+        workload: Workload = load_task(recipe[1]).workload(recipe[2])
+        return workload
     raise ValueError(f"unknown workload recipe {kind!r}")
 
 
@@ -120,7 +122,7 @@ def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:
     try:
         import uvloop
 
-        run = uvloop.run
+        run: Callable[..., Any] = uvloop.run
     except ImportError:
         run = asyncio.run
     try:

@@ -79,7 +79,7 @@ def parse_accuracy_log(path: Path) -> list[dict[str, Any]]:
     text = path.read_text(encoding="utf-8").strip()
     if not text:
         return []
-    entries = json.loads(text)
+    entries: list[dict[str, Any]] = json.loads(text)
     for e in entries:
         e["data"] = bytes.fromhex(e.get("data") or "")
     return entries

@@ -180,7 +180,7 @@ class Recorder:
     def to_session(self, s: OpenSession) -> Session:
         b = SessionBuilder()
         first_tools = s.calls[0].body.get("tools") or []
-        models = {c.body.get("model") for c in s.calls if isinstance(c.body.get("model"), str)}
+        models: set[str] = {m for c in s.calls if isinstance(m := c.body.get("model"), str)}
         for call in s.calls:
             body = call.body
             params = {k: v for k, v in body.items() if k not in NOT_PARAMS}

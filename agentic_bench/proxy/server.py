@@ -116,8 +116,9 @@ class RecordingProxy:
         site = web.TCPSite(self.runner, self.config.host, self.config.port, backlog=4096)
         await site.start()
         bound = site._server  # the bound port when 0 was asked for
-        assert bound is not None and bound.sockets
-        self.port = bound.sockets[0].getsockname()[1]
+        sockets = getattr(bound, "sockets", None)  # an asyncio.Server, typed AbstractServer
+        assert sockets
+        self.port = int(sockets[0].getsockname()[1])
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         return self.port
 

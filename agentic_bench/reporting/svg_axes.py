@@ -57,9 +57,10 @@ def nice_step(span: float, target: int = 5) -> float:
         return 1.0
     raw = span / max(target, 1)
     mag = 10 ** math.floor(math.log10(raw))
+    mag = float(mag)
     for m in (1, 2, 2.5, 5, 10):
         if raw <= m * mag * (1 + 1e-9):
-            return m * mag
+            return float(m * mag)
     return 10 * mag
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from agentic_bench.errors import ConfigError
 
+__all__ = ["LAYOUT", "NAME_RE", "Names", "create", "render"]
+
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 # template file -> path in the new package ("PKG" is the import package directory)
 LAYOUT = {

@@ -18,7 +18,7 @@ from agentic_bench.transport.result import ChatResult, http_error_type
 try:  # 2-3x faster than json.loads on chat chunks; the stdlib is the fallback
     from orjson import loads as _loads
 except ImportError:  # pragma: no cover
-    _loads = json.loads
+    _loads = json.loads  # type: ignore[assignment]
 
 
 _DATA_LINE = re.compile(rb"^data:(.*)", re.MULTILINE)
@@ -120,8 +120,8 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
             result.fail("malformed", f"chunk is not a JSON object: {payload[:120]!r}")
             break
         if "error" in event and not event.get("choices"):
-            text = str(event["error"])[:300]
-            result.fail(http_error_type(text), f"error event in stream: {text}")
+            message = str(event["error"])[:300]
+            result.fail(http_error_type(message), f"error event in stream: {message}")
             break
         result.model = result.model or event.get("model")
         usage = event.get("usage")

@@ -46,7 +46,8 @@ def model_key(model_dir: Path) -> str:
 def _check_pipeline(model: Any) -> None:
     names = [type(module).__name__ for module in model]
     pooling = model[1] if len(model) > 1 else None
-    config = pooling.get_config_dict() if hasattr(pooling, "get_config_dict") else {}
+    getter = getattr(pooling, "get_config_dict", None)
+    config: dict[str, Any] = getter() if callable(getter) else {}
     # sentence-transformers >= 5 names the mode; older versions set one flag per mode
     mode = config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
     if names[:2] != ["Transformer", "Pooling"] or not mode or \
@@ -64,7 +65,8 @@ def export_int8(model_dir: Path, target: Path) -> Path:
 
     model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     _check_pipeline(model)
-    transformer = model[0].auto_model.eval()
+    transformer: Any = model[0].auto_model
+    transformer.eval()
     sample = model.tokenizer(["warm-up text", "a second, longer warm-up text"], padding=True,
                              return_tensors="pt")
     names = [n for n in INPUTS if n in sample]

@@ -178,7 +178,7 @@ def model_intent(content: Any, reasoning: Any = None) -> str | None:
     for text in texts:
         bare = _BARE_INTENT.findall(text)
         if bare:
-            return "I" + bare[-1]
+            return "I" + str(bare[-1])
     return None
 
 

@@ -52,4 +52,5 @@ async def langgraph_turn(rec: SessionRecorder, env: ApiEnvironment, sample: Mult
     graph = build_graph(rec, env, sample, messages, turn, max_steps)
     final = await graph.ainvoke({"step": 0, "calls": [], "done": False},
                                 config={"recursion_limit": max_steps + 5})
-    return final["calls"]
+    calls: list[list[dict[str, Any]]] = final["calls"]
+    return calls

@@ -72,9 +72,9 @@ def _steps(records: list[dict[str, Any]], phase: str) -> list[dict[str, Any]]:
 
 def _window_ns(records: list[dict[str, Any]], phase: str) -> int | None:
     rows = [r for r in records if r.get("phase") == phase and r.get("type") in ("step", "session")]
-    starts = [r.get("t_scheduled_ns", r.get("t_sent_ns")) for r in rows]
-    ends = [r.get("t_end_ns") for r in rows]
-    starts, ends = [s for s in starts if s is not None], [e for e in ends if e is not None]
+    starts: list[int] = [s for r in rows
+                         if (s := r.get("t_scheduled_ns", r.get("t_sent_ns"))) is not None]
+    ends: list[int] = [e for r in rows if (e := r.get("t_end_ns")) is not None]
     return max(ends) - min(starts) if starts and ends and max(ends) > min(starts) else None
 
 
@@ -130,7 +130,7 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
 
     def delta(r: dict[str, Any], start: str, end: str, ms_key: str) -> float | None:
         if r.get(start) is not None and r.get(end) is not None:
-            return r[end] - r[start]
+            return float(r[end] - r[start])
         return None if r.get(ms_key) is None else round(r[ms_key] * 1e6)
 
     latency = [delta(r, "t_sent_ns", "t_end_ns", "request_ms") for r in steps]

@@ -173,8 +173,8 @@ def _small_power(base: ast.AST, exponent: ast.AST) -> bool:
     if not (isinstance(base, ast.Constant) and isinstance(exponent, ast.Constant)):
         return False
     b, e = base.value, exponent.value
-    if isinstance(b, complex) or isinstance(e, complex):
-        return False
+    if not isinstance(b, int | float) or not isinstance(e, int | float):
+        return False  # (complex, str, bytes, None, ...: not a power that could blow up)
     return abs(e) <= _MAX_POW_EXPONENT and abs(b) <= _MAX_POW_BASE
 
 

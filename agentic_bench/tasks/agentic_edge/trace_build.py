@@ -50,4 +50,4 @@ def build_trace(out: Path = DEFAULT_TRACE, limit_per_subset: int | None = DEFAUL
 def verify_trace(trace: Path = DEFAULT_TRACE) -> bool:
     """True when the trace's bytes match the sha256 in its manifest."""
     manifest = json.loads(manifest_path(trace).read_text(encoding="utf-8"))
-    return hashlib.sha256(trace.read_bytes()).hexdigest() == manifest["sha256"]
+    return bool(hashlib.sha256(trace.read_bytes()).hexdigest() == manifest["sha256"])

@@ -4,3 +4,7 @@ Each question is one session: the rag_pipeline multi-hop (or single-shot) graph 
 harness, every stage (embed, retrieve, rerank, grade, decompose, sufficiency, generate) becomes
 a step record, and the answer and retrieval are scored per question. See docs/rag-e2e.md.
 """
+
+# The task registers through the agentic_bench.plugins entry point (task.py); nothing is
+# re-exported here, so importing the package stays free of the RAG stack.
+__all__: list[str] = []

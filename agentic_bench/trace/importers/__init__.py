@@ -34,7 +34,8 @@ def _lazy(target: str) -> Importer:
 
     def run(path: Path) -> Iterator[Session]:
         mod = importlib.import_module(f"agentic_bench.trace.importers.{module}")
-        return getattr(mod, func)(Path(path))
+        sessions: Iterator[Session] = getattr(mod, func)(Path(path))
+        return sessions
 
     run.__name__ = func
     run.__doc__ = f"Import a {module} file (see agentic_bench.trace.importers.{module})."

@@ -140,7 +140,8 @@ def stub_tool(name: str) -> dict[str, Any]:
         "parameters": {"type": "object", "properties": {}}}}
 
 
-def declare_tools(tools: list[dict[str, Any]], used: Iterable[str]) -> tuple[list[dict], int]:
+def declare_tools(tools: list[dict[str, Any]],
+                  used: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
     """``tools`` plus a stub for every used name not declared; returns (tools, stubs added)."""
     declared = set()
     for tool in tools:

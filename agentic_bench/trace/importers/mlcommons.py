@@ -135,15 +135,15 @@ def _session(path: Path, rows: list[Row]) -> Session:
                 raise fail(path, line, "tool_calls", "must be a list")
             out_calls = [openai_tool_call(c, path, line, f"tool_calls[{i}]")
                          for i, c in enumerate(raw_calls)]
-            content = row.get("content")
-            if content is not None and not isinstance(content, str):
-                content = json.dumps(content, ensure_ascii=False)
-            if not content and not out_calls:
+            raw_content = row.get("content")
+            reply = raw_content if raw_content is None or isinstance(raw_content, str) \
+                else json.dumps(raw_content, ensure_ascii=False)
+            if not reply and not out_calls:
                 raise fail(path, line, "content", "assistant rows need content or tool_calls")
             kept_reasoning += bool(row.get("reasoning_content"))
             output: dict[str, Any] = {"tool_calls": out_calls}
-            if content:
-                output["content"] = content
+            if reply:
+                output["content"] = reply
             turns[-1]["steps"].append({"kind": "llm", "params": _params(pending, defaults),
                                        "output": output})
             calls = {c["id"]: c for c in out_calls if "id" in c}

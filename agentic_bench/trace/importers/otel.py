@@ -87,7 +87,7 @@ def attributes(items: Any) -> dict[str, Any]:
 def _time(path: Path, line: int, where: str, span: dict[str, Any], key: str) -> int:
     value = span.get(key)
     try:
-        return int(value)  # OTLP JSON writes 64-bit integers as strings
+        return int(value)  # type: ignore[arg-type]  # OTLP JSON writes 64-bit ints as strings
     except (TypeError, ValueError):
         raise fail(path, line, f"{where}.{key}", f"missing or not an integer: {value!r}") from None
 

@@ -36,7 +36,8 @@ def _json(value: Any, name: str) -> Any:
 
 
 def _call(raw: dict[str, Any]) -> dict[str, Any]:
-    fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    inner = raw.get("function")
+    fn: dict[str, Any] = inner if isinstance(inner, dict) else raw
     args = decode_arguments(fn.get("arguments"))
     name = fn.get("name")
     if not isinstance(name, str) or not name:
@@ -106,7 +107,7 @@ def _indexed(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
 
 
 def _indexed_calls(fields: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = {}
+    calls: dict[int, dict[str, Any]] = {}
     for key, value in fields.items():
         m = re.match(r"^tool_calls\.(\d+)\.(name|arguments|id)$", key)
         if m:

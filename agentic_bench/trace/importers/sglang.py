@@ -34,7 +34,8 @@ def import_sglang(path: Path) -> Iterator[Session]:
     data = load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("conversations"), list):
         raise fail(path, 0, "conversations", "expected an object with a 'conversations' list")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    raw_meta = data.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     out_len = meta.get("output_len", meta.get("agentic_output_len", DEFAULT_OUTPUT_LEN))
     if isinstance(out_len, bool) or not isinstance(out_len, int) or out_len < 1:
         raise fail(path, 0, "metadata.output_len", f"must be an integer >= 1, got {out_len!r}")
