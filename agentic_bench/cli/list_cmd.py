@@ -58,6 +58,14 @@ def main(args: argparse.Namespace) -> int:
     print("tool modes (agentic-edge --tool-mode):")
     for name, text in TOOL_MODES:
         print(f"  {name:<16} {text}")
+    from agentic_bench.plugins import discover_plugins
+    from agentic_bench.trace.importers import FORMATS
+
+    print("trace formats (import, replay --format, traces, validate):")
+    refs = {name: ref for (_, name), ref in discover_plugins("importer").items()}
+    for name in sorted(set(FORMATS) | set(refs)):
+        where = refs[name].source if name in refs else "built in"
+        print(f"  {name:<18} [{where}]")
     print("history policies:")
     print("  recorded         send the recorded history; score the reply, do not feed it back")
     print("  live             feed the model's replies back; tools answered from the recording")

@@ -1,9 +1,15 @@
 """Readers for public trace formats; each converts into :class:`Session` objects.
 
-``IMPORTERS`` maps a format name to ``callable(path) -> Iterator[Session]``; the format
-modules are imported only when their importer is called. ``native`` is this project's own
-JSONL (validated as usual), so ``--format auto`` works on any trace. See ``docs/importers.md``
-for each mapping and what cannot be carried over.
+``IMPORTERS`` maps a built-in format name to ``callable(path) -> Iterator[Session]``; the
+format modules are imported only when their importer is called. ``native`` is this project's
+own JSONL (validated as usual), so ``--format auto`` works on any trace. See
+``docs/importers.md`` for each mapping and what cannot be carried over.
+
+Third-party formats are plugins: an entry point ``importer:NAME`` in the ``agentic_bench.plugins``
+group (where the built-ins are registered too, pyproject.toml) naming a callable
+``(path) -> Iterable[Session]``, optionally with ``detect(head: str) -> bool`` for
+``--format auto``. :func:`available` merges them in (a built-in name always wins), so such a
+format works with ``import``, ``replay --format``, ``traces`` and ``validate`` like a built-in.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import importlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from agentic_bench.errors import UsageError
 from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES
@@ -50,16 +57,57 @@ def _native(path: Path) -> Iterator[Session]:
 
 IMPORTERS: dict[str, Importer] = {name: _lazy(t) for name, t in _TARGETS.items()}
 IMPORTERS[NATIVE] = _native
-FORMATS = tuple(sorted(IMPORTERS))
+FORMATS = tuple(sorted(IMPORTERS))  # the built-in formats
+
+
+def _plugin_importer(ref: Any) -> Importer:
+    def run(path: Path) -> Iterator[Session]:
+        sessions = ref.load()(Path(path))
+        for session in sessions:
+            if not isinstance(session, Session):
+                raise UsageError(f"importer plugin {ref.name!r} yielded "
+                                 f"{type(session).__name__}, not a Session")
+            yield session
+
+    run.__name__ = f"plugin_{ref.name}"
+    return run
+
+
+def _plugins() -> dict[str, Any]:
+    from agentic_bench.plugins import discover_plugins
+
+    return {name: ref for (_, name), ref in discover_plugins("importer").items()
+            if name not in IMPORTERS}
+
+
+def available() -> dict[str, Importer]:
+    """Every importer by format name: the built-ins and the installed ``importer:`` plugins."""
+    return {**IMPORTERS, **{name: _plugin_importer(ref) for name, ref in _plugins().items()}}
+
+
+def _detect_plugin(head: str) -> str | None:
+    for name, ref in sorted(_plugins().items()):
+        try:
+            detect = getattr(ref.load(), "detect", None)
+            if callable(detect) and detect(head):
+                return str(name)
+        except Exception:  # a broken plugin never breaks detection of the others
+            continue
+    return None
 
 
 def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
-    """Guess a file's format from its first bytes; None when nothing matches."""
+    """Guess a file's format from its first bytes (the built-ins first, then each importer
+    plugin's ``detect``); None when nothing matches."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(sniff_bytes).decode("utf-8", "replace")
     except OSError:
         return None
+    return _detect_builtin(path, head, sniff_bytes) or _detect_plugin(head)
+
+
+def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None:
     text = head.lstrip()
     if text.startswith("["):
         return "sharegpt" if '"conversations"' in text[:4096] else None
@@ -114,13 +162,14 @@ def foreign_format_hint(path: str | Path) -> str | None:
 
 def resolve_format(fmt: str, path: str | Path) -> str:
     """``fmt`` itself, or the detected format when ``fmt`` is ``auto``; UsageError if unknown."""
+    known = sorted(available())
     if fmt == "auto":
         found = detect_format(path)
         if found is None:
-            raise UsageError(f"{path}: cannot tell its format; pass one of {', '.join(FORMATS)}")
+            raise UsageError(f"{path}: cannot tell its format; pass one of {', '.join(known)}")
         return found
-    if fmt not in IMPORTERS:
-        raise UsageError(f"unknown trace format {fmt!r} (known: {', '.join(FORMATS)}, auto)")
+    if fmt not in known:
+        raise UsageError(f"unknown trace format {fmt!r} (known: {', '.join(known)}, auto)")
     return fmt
 
 
@@ -142,9 +191,8 @@ def import_file(fmt: str, path: str | Path) -> Iterator[Session]:
 
     Lazy: a broken input raises :class:`TraceError` while iterating, at the bad record.
     """
-    return unique_ids(IMPORTERS[resolve_format(fmt, path)](Path(path)))
+    return unique_ids(iter(available()[resolve_format(fmt, path)](Path(path))))
 
 
-__all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "detect_format", "foreign_format_hint",
-           "import_file",
-           "resolve_format", "unique_ids"]
+__all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "available", "detect_format",
+           "foreign_format_hint", "import_file", "resolve_format", "unique_ids"]

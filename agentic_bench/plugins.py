@@ -1,0 +1,87 @@
+"""Plugins through the ``agentic_bench.plugins`` entry-point group, discovered lazily.
+
+Built-ins register exactly like third-party plugins (this project's pyproject.toml). An entry
+point named ``NAME`` (or ``task:NAME``) is a task; ``importer:NAME`` a trace importer
+(:mod:`agentic_bench.trace.importers`); ``scorer:NAME``, ``tool_mode:NAME`` and ``reporter:NAME``
+are the other kinds. Listing reads only the entry-point metadata; a plugin module is imported
+when it is used, and a plugin that fails to load is reported by name without breaking the CLI.
+At the bottom of the house: every layer may look plugins up here.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+GROUP = "agentic_bench.plugins"
+PLUGIN_KINDS = ("task", "scorer", "tool_mode", "importer", "reporter")
+
+
+@dataclass
+class PluginRef:
+    kind: str
+    name: str
+    entry_point: EntryPoint
+
+    @property
+    def source(self) -> str:
+        dist = self.entry_point.dist
+        return f"{dist.name} {dist.version}" if dist is not None else self.entry_point.value
+
+    def load(self) -> Any:
+        try:
+            obj = self.entry_point.load()
+        except Exception as exc:  # a broken plugin must not break the CLI
+            raise ConfigError(f"plugin {self.entry_point.name!r} ({self.entry_point.value}) "
+                              f"failed to load: {type(exc).__name__}: {exc}") from exc
+        return obj() if isinstance(obj, type) else obj
+
+    def summary(self) -> str:
+        """The plugin's one-line summary, or ``BROKEN: why`` (listing never fails on a plugin)."""
+        try:
+            return str(getattr(self.load(), "summary", ""))
+        except ConfigError as exc:
+            return f"BROKEN: {exc}"
+
+
+TaskRef = PluginRef  # a task is a plugin of kind "task"
+
+
+def split_name(entry_name: str) -> tuple[str, str]:
+    """``"scorer:exact"`` → ``("scorer", "exact")``; a name without a known prefix is a task."""
+    kind, sep, rest = entry_name.partition(":")
+    if sep and kind in PLUGIN_KINDS and rest:
+        return kind, rest
+    return "task", entry_name
+
+
+def discover_plugins(kind: str | None = None) -> dict[tuple[str, str], PluginRef]:
+    """Registered plugins by ``(kind, name)``, from entry-point metadata only (nothing loaded)."""
+    out: dict[tuple[str, str], PluginRef] = {}
+    for ep in importlib.metadata.entry_points(group=GROUP):
+        k, name = split_name(ep.name)
+        if kind is None or k == kind:
+            out[(k, name)] = PluginRef(k, name, ep)
+    return out
+
+
+def load_plugin(kind: str, name: str) -> Any:
+    """Load one plugin; a broken one raises ConfigError naming it (never an import crash)."""
+    refs = discover_plugins(kind)
+    if (kind, name) not in refs:
+        known = ", ".join(sorted(n for _, n in refs)) or "none installed"
+        raise ConfigError(f"unknown {kind} plugin {name!r} (known: {known})")
+    obj = refs[(kind, name)].load()
+    declared = getattr(obj, "kind", kind)
+    if declared != kind:
+        raise ConfigError(f"plugin {name!r} is registered as {kind} but declares kind "
+                          f"{declared!r}")
+    return obj
+
+
+__all__ = ["GROUP", "PLUGIN_KINDS", "PluginRef", "TaskRef", "discover_plugins", "load_plugin",
+           "split_name"]
