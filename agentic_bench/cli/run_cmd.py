@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentic_bench.tasks.registry import PluginRef, discover, load_task
+from agentic_bench.tasks.registry import PluginRef, discover, load_task, task_recipe
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -85,5 +85,5 @@ def main(args: argparse.Namespace) -> int:
     config = run_config(task_args)
     workload = task.workload(task_args)
     if workload.recipe is None:
-        workload.recipe = ("task", task.name, task_args)
+        workload.recipe = task_recipe(task.name, task_args)
     return execute(workload, config, task_args)

@@ -43,18 +43,16 @@ class ShardSpec:
 
 
 def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
-    kind = recipe[0]
-    if kind == "trace":
-        from agentic_bench.tasks.trace_replay import trace_workload
+    """Rebuild the workload in this process: a recipe is ``("module:function", args, kwargs)``,
+    written by the layer that made the workload (the scheduler knows no benchmark)."""
+    import importlib
 
-        fmt = recipe[3] if len(recipe) > 3 else "native"
-        return trace_workload(Path(recipe[1]), name=recipe[2], fmt=fmt)
-    if kind == "task":
-        from agentic_bench.tasks.registry import load_task
-
-        workload: Workload = load_task(recipe[1]).workload(recipe[2])
-        return workload
-    raise ValueError(f"unknown workload recipe {kind!r}")
+    target, args, kwargs = recipe
+    module, _, name = str(target).partition(":")
+    if not module or not name:
+        raise ValueError(f"workload recipe {target!r}: expected 'module:function'")
+    workload: Workload = getattr(importlib.import_module(module), name)(*args, **kwargs)
+    return workload
 
 
 async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:

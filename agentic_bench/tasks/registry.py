@@ -24,6 +24,16 @@ def discover() -> dict[str, PluginRef]:
     return {name: ref for (_, name), ref in discover_plugins("task").items()}
 
 
+def task_workload(name: str, args: Any) -> Any:
+    """The workload of benchmark ``name`` with options ``args`` (what a worker process builds)."""
+    return load_task(name).workload(args)
+
+
+def task_recipe(name: str, args: Any) -> tuple[Any, ...]:
+    """A picklable recipe by which a worker process rebuilds this benchmark's workload."""
+    return ("agentic_bench.tasks.registry:task_workload", (name, args), {})
+
+
 def load_task(name: str) -> Any:
     refs = discover()
     if name not in refs:
@@ -33,4 +43,4 @@ def load_task(name: str) -> Any:
 
 
 __all__ = ["GROUP", "PLUGIN_KINDS", "PluginRef", "TaskRef", "discover", "discover_plugins",
-           "load_plugin", "load_task", "split_name"]
+           "load_plugin", "load_task", "split_name", "task_recipe", "task_workload"]

@@ -10,6 +10,9 @@ from agentic_bench.trace.jsonl import TraceFile
 from agentic_bench.trace.stats import prefix_ceiling
 from agentic_bench.workload import replay_executor
 
+# how a worker process rebuilds a trace replay (load/shard_worker.py imports this by name)
+TRACE_RECIPE = "agentic_bench.tasks.trace_replay:trace_workload"
+
 
 def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Workload:
     if fmt != "native":
@@ -24,7 +27,8 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Wor
         return Workload(name=name, source=source, make_executor=replay_executor,
                         info={**identity, "prefix_ceiling": prefix_ceiling(sessions)},
                         identity=identity,
-                        recipe=("trace", str(Path(path).resolve()), name, fmt))
+                        recipe=(TRACE_RECIPE, (Path(path).resolve(),),
+                                {"name": name, "fmt": fmt}))
     from agentic_bench.trace.importers import foreign_format_hint
 
     hint = foreign_format_hint(path)
@@ -40,4 +44,5 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Wor
     if cache is not None:  # computed before the run, never on the measured path
         info["prefix_ceiling"] = prefix_ceiling(cache)
     return Workload(name=name, source=source, make_executor=replay_executor, info=info,
-                    identity=identity, recipe=("trace", str(Path(path).resolve()), name))
+                    identity=identity,
+                    recipe=(TRACE_RECIPE, (Path(path).resolve(),), {"name": name}))

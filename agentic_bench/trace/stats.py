@@ -68,7 +68,7 @@ def prefix_ceiling(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK
     history) whose whole prefix an earlier request already sent, in ``block_chars`` blocks —
     what a perfect prefix cache could serve. ``within_session`` counts only earlier requests of
     the same session (what session affinity can keep on one replica)."""
-    from agentic_bench.replay.history import messages_before
+    from agentic_bench.trace.history import messages_before
 
     everywhere = PrefixCounter()
     shared_within = total_within = 0
@@ -116,7 +116,7 @@ def _output_chars(step: LlmStep) -> int:
 def trace_stats(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK_CHARS,
                 ) -> dict[str, Any]:
     """Compute every statistic in one pass over ``sessions`` (prefix sharing needs an order)."""
-    from agentic_bench.replay.history import messages_before
+    from agentic_bench.trace.history import messages_before
 
     items = sorted(enumerate(sessions),
                    key=lambda it: (it[1].start_offset_s is None, it[1].start_offset_s or 0, it[0]))

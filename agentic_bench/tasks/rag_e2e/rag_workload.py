@@ -21,6 +21,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
 from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
 from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
+from agentic_bench.tasks.registry import task_recipe
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.transport.url import redact_url
 
@@ -252,7 +253,7 @@ def build_workload(args: argparse.Namespace) -> Workload:
     if corpus_info:
         identity["corpus"] = {k: corpus_info.get(k) for k in CORPUS_IDENTITY}
     slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}
-    recipe = None if trace is not None else ("task", "rag-e2e", args)
+    recipe = None if trace is not None else task_recipe("rag-e2e", args)
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
                     make_executor=make_executor(shared), score=score, default_slos=slos,
                     default_scenario="single-stream", info=info, identity=identity,

@@ -196,7 +196,7 @@ def drop_derivable_messages(session: Session) -> Session:
     Keeps traces small (derived histories are O(n) per session, recorded ones O(n²)) without
     changing a byte of what a ``--history recorded`` replay sends.
     """
-    from agentic_bench.replay.history import messages_before
+    from agentic_bench.trace.history import messages_before
 
     for ti, turn in enumerate(session.turns):
         for si, step in enumerate(turn.steps):

@@ -90,8 +90,9 @@ def test_second_build_loads_from_cache(frames_file: Path, tmp_path: Path,
     assert built.identity == loaded.identity and built.info != loaded.info
     assert built.identity is not None and "build_s" not in built.identity["index"]
     recipe = task.workload(task_args(*args)).recipe
-    assert recipe is not None and recipe[:2] == ("task", "rag-e2e")
-    assert recipe[2].frames == str(frames_file) and recipe[2].sessions == 2
+    assert recipe is not None and recipe[0] == "agentic_bench.tasks.registry:task_workload"
+    name, options = recipe[1]
+    assert name == "rag-e2e" and options.frames == str(frames_file) and options.sessions == 2
 
 
 @pytest.mark.parametrize(("argv", "message"), [

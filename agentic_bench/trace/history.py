@@ -1,0 +1,86 @@
+"""The history a recorded session implies for each of its LLM calls (derived from the trace).
+
+Derived history (when an LLM step carries no recorded ``messages``): the system message,
+then for every turn its user message followed by what its steps contributed — an assistant
+message per LLM step (content and tool calls), a ``tool`` message per tool step, and the
+documents of the *last* retrieve/rerank step before an LLM call as a user message
+``Context:`` block placed just before that call. Trace statistics, importers and the replayer
+(:mod:`agentic_bench.replay.history`) all read it from here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentic_bench.trace.model import Document, LlmStep, Session, ToolCall
+
+
+def call_id(call: ToolCall, turn: int, step: int, index: int) -> str:
+    return call.id or f"call_{turn}_{step}_{index}"
+
+
+def assistant_message(content: str | None, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": content or ""}
+    if calls:
+        msg["tool_calls"] = [
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in calls
+        ]
+    return msg
+
+
+def recorded_assistant(step: LlmStep, turn: int, index: int) -> dict[str, Any]:
+    calls = [
+        {"id": call_id(c, turn, index, i), "name": c.name,
+         "arguments": json.dumps(c.arguments, ensure_ascii=False)}
+        for i, c in enumerate(step.output.tool_calls)
+    ]
+    return assistant_message(step.output.content, calls)
+
+
+def context_message(documents: list[Document]) -> dict[str, Any]:
+    lines = ["Context:"]
+    for i, doc in enumerate(documents, 1):
+        title = f"{doc.title}: " if doc.title else ""
+        lines.append(f"[{i}] {title}{doc.text}")
+    return {"role": "user", "content": "\n".join(lines)}
+
+
+def messages_before(session: Session, turn_index: int, step_index: int) -> list[dict[str, Any]]:
+    """The recorded history sent for LLM step ``step_index`` of turn ``turn_index``."""
+    step = session.turns[turn_index].steps[step_index]
+    if isinstance(step, LlmStep) and step.messages is not None:
+        return list(step.messages)
+    msgs: list[dict[str, Any]] = []
+    if session.system:
+        msgs.append({"role": "system", "content": session.system})
+    for ti, turn in enumerate(session.turns[: turn_index + 1]):
+        msgs.append({"role": "user", "content": turn.user})
+        pending_docs: list[Document] | None = None
+        last = step_index if ti == turn_index else len(turn.steps)
+        tool_index = 0
+        prior_calls: list[str] = []
+        for si, s in enumerate(turn.steps[:last]):
+            if s.kind == "llm":
+                if pending_docs is not None:
+                    msgs.append(context_message(pending_docs))
+                    pending_docs = None
+                msgs.append(recorded_assistant(s, ti, si))
+                prior_calls = [c["id"] for c in msgs[-1].get("tool_calls", [])]
+                tool_index = 0
+            elif s.kind == "tool":
+                cid = s.call_id or (prior_calls[tool_index] if tool_index < len(prior_calls)
+                                    else f"call_{ti}_{si}")
+                tool_index += 1
+                msgs.append({"role": "tool", "tool_call_id": cid, "content": s.result})
+            elif s.kind in ("retrieve", "rerank"):
+                pending_docs = s.documents
+        if ti == turn_index and pending_docs is not None:
+            msgs.append(context_message(pending_docs))
+    return msgs
+
+
+__all__ = ["assistant_message", "call_id", "context_message", "messages_before",
+           "recorded_assistant"]
