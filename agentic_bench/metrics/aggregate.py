@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentic_bench.metrics.declarations import LATENCY, latency_block
 from agentic_bench.metrics.interactivity import interactivity
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.prefix_cache import prefix_cache
@@ -14,7 +15,7 @@ from agentic_bench.metrics.verdict import evaluate, session_meets_slos
 
 SUMMARY_SCHEMA = "agentic-bench/summary"
 SUMMARY_VERSION = 1
-LATENCY_METRICS = ("ttft", "itl", "tpot", "request", "turn", "session")
+LATENCY_METRICS = tuple(decl.name for decl in LATENCY)
 
 
 @dataclass
@@ -89,14 +90,7 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
             "unmatched_tool_calls": sum(t.get("unmatched_tool_calls", 0) for t in turns),
             "output_tokens": out_tokens,
         },
-        "latency_ms": {
-            "ttft": describe(r["ttft_ms"] for r in ok if "ttft_ms" in r),
-            "itl": describe(x for r in ok for x in r.get("itl_ms", ())),
-            "tpot": describe(r["tpot_ms"] for r in ok if "tpot_ms" in r),
-            "request": describe(r["request_ms"] for r in ok),
-            "turn": describe(t["latency_ms"] for t in ok_turns),
-            "session": describe(s["latency_ms"] for s in ok_sessions),
-        },
+        "latency_ms": latency_block(ok, ok_turns, ok_sessions),  # metrics/declarations.py
         "stages_ms": {name: describe(values) for name, values in sorted(stages.items())},
         "throughput": {
             "requests_per_s": len(ok) / duration,

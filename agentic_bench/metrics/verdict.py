@@ -14,9 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.declarations import LATENCY
 
-UPPER = {"ttft_p99_ms": ("ttft", "p99"), "tpot_p99_ms": ("tpot", "p99"),
-         "turn_p90_ms": ("turn", "p90")}
+# an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
+UPPER = {decl.slo: (decl.name, decl.slo.removeprefix(f"{decl.name}_").split("_")[0])
+         for decl in LATENCY if decl.slo}
 LOWER = ("min_duration_s", "min_sessions", "accuracy")
 SLO_KEYS = (*UPPER, *LOWER)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.declarations import LATENCY
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
@@ -25,17 +26,9 @@ class Metric:
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric("TTFT p50", ("latency_ms", "ttft", "p50"), "ms", "lower"),
-    Metric("TTFT p99", ("latency_ms", "ttft", "p99"), "ms", "lower"),
-    Metric("TPOT p50", ("latency_ms", "tpot", "p50"), "ms", "lower"),
-    Metric("TPOT p99", ("latency_ms", "tpot", "p99"), "ms", "lower"),
-    Metric("ITL p50", ("latency_ms", "itl", "p50"), "ms", "lower"),
-    Metric("request p50", ("latency_ms", "request", "p50"), "ms", "lower"),
-    Metric("request p99", ("latency_ms", "request", "p99"), "ms", "lower"),
-    Metric("turn p50", ("latency_ms", "turn", "p50"), "ms", "lower"),
-    Metric("turn p99", ("latency_ms", "turn", "p99"), "ms", "lower"),
-    Metric("session p50", ("latency_ms", "session", "p50"), "ms", "lower"),
-    Metric("session p99", ("latency_ms", "session", "p99"), "ms", "lower"),
+    # the latency rows come from the declarations (metrics/declarations.py)
+    *(Metric(f"{d.label} {stat}", ("latency_ms", d.name, stat), d.unit, d.better)
+      for d in LATENCY for stat in d.compare),
     Metric("requests/s", ("throughput", "requests_per_s"), "1/s", "higher"),
     Metric("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher"),
     Metric("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher"),

@@ -13,6 +13,8 @@ from collections import deque
 from time import perf_counter
 from typing import Any
 
+from agentic_bench.metrics.percentiles import percentile
+
 PLAIN_EVERY_S = 5.0
 
 
@@ -43,9 +45,9 @@ class Progress:
     def line(self) -> str:
         elapsed = perf_counter() - self.t_start
         rate = self.requests / elapsed if elapsed > 0 else 0.0
-        ttft = sorted(self.ttft)
-        p50 = f"{ttft[len(ttft) // 2]:.1f}" if ttft else "-"
-        p99 = f"{ttft[min(len(ttft) - 1, int(len(ttft) * 0.99))]:.1f}" if ttft else "-"
+        ttft = sorted(self.ttft)  # the summary's percentile method (metrics/percentiles.py)
+        p50 = f"{percentile(ttft, 50):.1f}" if ttft else "-"
+        p99 = f"{percentile(ttft, 99):.1f}" if ttft else "-"
         total = f"/{self.total}" if self.total else ""
         eta = ""
         if self.total and self.sessions:

@@ -1,0 +1,112 @@
+"""The latency metrics as declarations: one row each, read by every place that shows them.
+
+A row says which records a metric comes from (``source``: the run's successful LLM steps, turns
+or sessions), which field, its unit, whether lower or higher is better, the SLO key that gates
+it (if any), what ``compare`` shows of it and what it means. :func:`latency_block` folds the
+records into ``summary.json``'s ``latency_ms``; ``summary.txt``, ``compare``, the verdict's SLO
+keys and the generated table of ``docs/metrics.md`` (:func:`markdown_table`; a test fails when
+the doc is stale) all read the same rows. Adding a latency metric is one row here (plus its
+record field).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentic_bench.metrics.percentiles import describe
+
+STATS = ("count", "mean", "p50", "p90", "p99", "max")  # what describe() gives, shown in order
+
+
+@dataclass(frozen=True)
+class MetricDecl:
+    name: str  # key in summary.json latency_ms
+    label: str  # how tables title it
+    source: str  # "step" (ok LLM steps), "turn" (ok turns) or "session" (ok sessions)
+    field: str  # the record field; a list field contributes every element
+    unit: str
+    better: str  # "lower" or "higher"
+    slo: str | None  # the --slo key that gates it, if any
+    compare: tuple[str, ...]  # the statistics `agentic-bench compare` shows
+    description: str
+
+    def values(self, records: Iterable[dict[str, Any]]) -> Iterator[float]:
+        for record in records:
+            value = record.get(self.field)
+            if isinstance(value, list | tuple):
+                yield from value
+            elif value is not None:
+                yield value
+
+
+# the definitions are docs/metrics.md's (the generated table there prints them)
+LATENCY: tuple[MetricDecl, ...] = (
+    MetricDecl("ttft", "TTFT", "step", "ttft_ms", "ms", "lower", "ttft_p99_ms", ('p50', 'p99'),
+               'request bytes sent → first streamed chunk carrying content or a tool-call delta '
+               '(a role-only chunk does not count; reasoning deltas do). "Sent" is stamped '
+               'immediately before the request bytes are written to an already-open keep-alive '
+               'socket (connections are opened before the run); "first chunk" is stamped first '
+               "thing in the event loop's read callback for the socket read that completed it "
+               '(default `raw` transport, docs/transport.md).'),
+    MetricDecl("itl", "ITL", "step", "itl_ms", "ms", "lower", None, ('p50',),
+               'gaps between consecutive content-carrying chunks, per chunk (not averaged per '
+               'request). Chunks that arrive in one network read share one timestamp (gap 0).'),
+    MetricDecl("tpot", "TPOT", "step", "tpot_ms", "ms", "lower", "tpot_p99_ms", ('p50', 'p99'),
+               '(end − first token) / (output_tokens − 1). `output_tokens` come from the '
+               "server's `usage` (the request asks `stream_options.include_usage`); when the "
+               'server sends none, the number of content-carrying chunks is used. '
+               '`harness.token_source` in summary.json counts which source each request used '
+               '(`usage` or `chunks`).'),
+    MetricDecl("request", "request", "step", "request_ms", "ms", "lower", None, ('p50', 'p99'),
+               "sent → arrival of the stream's last bytes."),
+    MetricDecl("turn", "turn", "turn", "latency_ms", "ms", "lower", "turn_p90_ms", ('p50', 'p99'),
+               'user message issued (after think time) → final assistant reply of that turn, '
+               'including tool, retrieve and rerank steps.'),
+    MetricDecl("session", "session", "session", "latency_ms", "ms", "lower", None, ('p50', 'p99'),
+               'first step scheduled → last step done.'),
+)
+BY_NAME = {decl.name: decl for decl in LATENCY}
+SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)
+
+
+def latency_block(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
+                  sessions: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``summary.json``'s ``latency_ms``: each declared metric over its (successful) records."""
+    sources = {"step": steps, "turn": turns, "session": sessions}
+    return {decl.name: describe(decl.values(sources[decl.source])) for decl in LATENCY}
+
+
+def markdown_table() -> str:
+    """The table of docs/metrics.md between its ``metrics-table`` markers."""
+    rows = ["| metric | from | field | unit | better | SLO key | compare | definition |",
+            "|---|---|---|---|---|---|---|---|"]
+    for d in LATENCY:
+        rows.append(f"| `{d.name}` ({d.label}) | ok {d.source}s | `{d.field}` | {d.unit} | "
+                    f"{d.better} | {f'`{d.slo}`' if d.slo else '-'} | {', '.join(d.compare)} | "
+                    f"{d.description} |")
+    return "\n".join(rows)
+
+
+
+START, END = "<!-- metrics-table:start -->", "<!-- metrics-table:end -->"
+
+
+def render_doc(text: str) -> str:
+    """``text`` (docs/metrics.md) with the generated table between its markers."""
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    return f"{head}{START}\n{markdown_table()}\n{END}{tail}"
+
+
+__all__ = ["BY_NAME", "LATENCY", "SLO_KEYS", "STATS", "MetricDecl", "latency_block",
+           "markdown_table", "render_doc"]
+
+
+if __name__ == "__main__":  # python -m agentic_bench.metrics.declarations [docs/metrics.md]
+    import sys
+    from pathlib import Path
+
+    doc = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/metrics.md")
+    doc.write_text(render_doc(doc.read_text(encoding="utf-8")), encoding="utf-8")

@@ -1,0 +1,57 @@
+"""Latency metrics as declarations (#23 item 2): one table read by the summary, the verdict's SLO
+keys, summary.txt, compare, and the generated table of docs/metrics.md (stale doc = failure);
+the live progress line uses the summary's percentile method."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentic_bench.metrics.declarations import (
+    LATENCY,
+    SLO_KEYS,
+    latency_block,
+    render_doc,
+)
+from agentic_bench.metrics.percentiles import describe
+
+DOC = Path(__file__).parents[3] / "docs" / "metrics.md"
+
+
+def test_docs_metrics_table_is_generated_from_the_declarations() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert render_doc(text) == text, ("docs/metrics.md is stale: run "
+                                      "`python -m agentic_bench.metrics.declarations`")
+
+
+def test_latency_block_folds_each_declared_source() -> None:
+    steps = [{"ttft_ms": 10.0, "itl_ms": [1.0, 2.0], "tpot_ms": 1.5, "request_ms": 20.0},
+             {"ttft_ms": 30.0, "itl_ms": [3.0], "request_ms": 40.0}]  # one token: no TPOT
+    turns, sessions = [{"latency_ms": 100.0}], [{"latency_ms": 150.0}, {"latency_ms": 250.0}]
+    block = latency_block(steps, turns, sessions)
+    assert list(block) == [d.name for d in LATENCY]
+    assert block["ttft"] == describe([10.0, 30.0]) and block["itl"]["count"] == 3
+    assert block["tpot"]["count"] == 1 and block["request"]["p50"] == 30.0
+    assert block["turn"]["count"] == 1 and block["session"]["mean"] == 200.0
+
+
+def test_slo_keys_and_compare_rows_come_from_the_declarations() -> None:
+    from agentic_bench.metrics.verdict import UPPER
+    from agentic_bench.reporting.compare import METRICS
+
+    assert set(UPPER) == set(SLO_KEYS) == {"ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms"}
+    assert UPPER["turn_p90_ms"] == ("turn", "p90") and UPPER["ttft_p99_ms"] == ("ttft", "p99")
+    rows = [m for m in METRICS if m.path[0] == "latency_ms"]
+    assert [(m.path[1], m.path[2]) for m in rows] == \
+        [(d.name, stat) for d in LATENCY for stat in d.compare]
+    assert all(m.better == "lower" and m.unit == "ms" for m in rows)
+
+
+def test_the_progress_line_uses_the_summary_percentiles() -> None:
+    from agentic_bench.reporting.progress import Progress
+
+    progress = Progress(total=None, quiet=True)
+    for value in (1.0, 2.0, 3.0, 4.0):
+        progress.on_record({"type": "step", "kind": "llm", "status": "ok", "ttft_ms": value})
+    line = progress.line()
+    assert "TTFT p50 2.5 ms" in line  # linear interpolation, as summary.json (not 3.0)
+    assert f"p99 {describe([1.0, 2.0, 3.0, 4.0])['p99']:.1f} ms" in line
