@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_bench.metrics.declarations import LATENCY, latency_block
+from agentic_bench.metrics.fanout import fanout_block
 from agentic_bench.metrics.interactivity import interactivity
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.prefix_cache import prefix_cache
@@ -115,6 +116,9 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
     cache = prefix_cache(llm)
     if cache is not None:
         summary["prefix_cache"] = cache
+    fanout = fanout_block(records)
+    if fanout is not None:
+        summary["fanout"] = fanout
     roles = _roles(llm, len(sessions))
     if roles:
         summary["roles"] = roles

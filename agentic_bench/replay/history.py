@@ -7,6 +7,7 @@ from typing import Any
 
 from agentic_bench.trace.history import (
     assistant_message,
+    branch_session,
     call_id,
     context_message,
     messages_before,
@@ -38,5 +39,5 @@ def request_body(
     return body
 
 
-__all__ = ["assistant_message", "call_id", "context_message", "messages_before",
+__all__ = ["assistant_message", "branch_session", "call_id", "context_message", "messages_before",
            "recorded_assistant", "request_body", "with_salt"]

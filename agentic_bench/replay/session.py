@@ -20,6 +20,7 @@ from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.history import (
     assistant_message,
+    branch_session,
     messages_before,
     recorded_assistant,
     request_body,
@@ -28,7 +29,7 @@ from agentic_bench.replay.history import (
 from agentic_bench.replay.matching import calls_match, decode_arguments, recorded_tool_result
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.run_options import ReplayOptions
-from agentic_bench.trace.model import LlmStep, ToolCall
+from agentic_bench.trace.model import LlmStep, ParallelStep, Session, ToolCall
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
 
@@ -50,10 +51,12 @@ class SessionReplayer:
         self.options = options
         self.t0_ns = t0_ns
 
-    def _ids(self, ticket: SessionTicket, turn: int, step: int) -> dict[str, Any]:
-        return {"type": "step", "session_id": ticket.session_id,
-                "source_session": ticket.session.session_id, "session_index": ticket.index,
-                "worker": ticket.worker, "turn": turn, "step": step}
+    def _ids(self, ticket: SessionTicket, turn: int, step: int,
+             branch: str = "") -> dict[str, Any]:
+        ids = {"type": "step", "session_id": ticket.session_id,
+               "source_session": ticket.session.session_id, "session_index": ticket.index,
+               "worker": ticket.worker, "turn": turn, "step": step}
+        return {**ids, "branch": branch} if branch else ids
 
     async def run(self, ticket: SessionTicket) -> SessionOutcome:
         session = ticket.session
@@ -137,12 +140,67 @@ class SessionReplayer:
             conversation.append({"role": "user", "content": turn.user})
             await self._live_turn(ticket, ti, conversation, salt, state, tstate)
             return
-        for si, step in enumerate(turn.steps):
+        await self._walk(ticket, ti, ticket.session, ti, salt, state, tstate, "")
+
+    async def _walk(
+        self, ticket: SessionTicket, ti: int, view: Session, vti: int, salt: str | None,
+        state: dict[str, int], tstate: dict[str, Any], branch: str,
+    ) -> None:
+        """The steps of turn ``vti`` of ``view`` (the session, or a fan-out branch as a session
+        of its own), recorded as turn ``ti`` of the ticket's session."""
+        for si, step in enumerate(view.turns[vti].steps):
             if isinstance(step, LlmStep):
-                msgs = with_salt(messages_before(ticket.session, ti, si), salt)
-                await self._llm(ticket, ti, si, step, msgs, state, tstate, step.output.tool_calls)
+                msgs = with_salt(messages_before(view, vti, si), salt)
+                await self._llm(ticket, ti, si, step, msgs, state, tstate,
+                                step.output.tool_calls, branch)
+            elif isinstance(step, ParallelStep):
+                await self._fanout(ticket, ti, si, step, view, salt, state, tstate, branch)
             else:
-                await self._stage(ticket, ti, si, step.kind, step.duration_ms, tstate)
+                await self._stage(ticket, ti, si, step.kind, step.duration_ms, tstate, branch)
+
+    async def _fanout(
+        self, ticket: SessionTicket, ti: int, si: int, step: ParallelStep, view: Session,
+        salt: str | None, state: dict[str, int], tstate: dict[str, Any], branch: str,
+    ) -> None:
+        """Every branch at once, each with its own history and schedule cursor; the turn
+        goes on at the join. One ``branch`` record per branch, one ``fanout`` per group."""
+        group = f"{branch}/{si}" if branch else str(si)
+        start = perf_counter_ns()
+
+        async def run_branch(bi: int) -> dict[str, Any]:
+            member = step.branches[bi]
+            path = f"{group}.{bi}"
+            child: dict[str, Any] = {"ok": True, "llm": 0, "matched": 0, "scored": 0,
+                                     "unmatched_tool_calls": 0, "cursor": tstate["cursor"]}
+            began, status = perf_counter_ns(), "ok"
+            try:
+                await self._walk(ticket, ti, branch_session(view, member), 0, salt, state,
+                                 child, path)
+            except asyncio.CancelledError:
+                status = "cancelled"
+                raise
+            finally:
+                end = perf_counter_ns()
+                status = "error" if status == "ok" and not child["ok"] else status
+                self.sink({"type": "branch", "session_id": ticket.session_id,
+                           "session_index": ticket.index, "worker": ticket.worker,
+                           "turn": ti, "branch": path, "name": member.name, "status": status,
+                           "t_start_ns": began - self.t0_ns, "t_end_ns": end - self.t0_ns,
+                           "latency_ms": (end - began) / NS_PER_MS, "llm_calls": child["llm"]})
+            return child
+
+        children = await asyncio.gather(*(run_branch(bi) for bi in range(len(step.branches))))
+        end = perf_counter_ns()
+        for key in ("llm", "matched", "scored", "unmatched_tool_calls"):
+            tstate[key] += sum(c[key] for c in children)
+        ok = all(c["ok"] for c in children)
+        tstate["ok"] = tstate["ok"] and ok
+        tstate["cursor"] = end
+        self.sink({"type": "fanout", "session_id": ticket.session_id,
+                   "session_index": ticket.index, "worker": ticket.worker, "turn": ti,
+                   "group": group, "branches": len(step.branches),
+                   "status": "ok" if ok else "error", "t_start_ns": start - self.t0_ns,
+                   "t_end_ns": end - self.t0_ns, "latency_ms": (end - start) / NS_PER_MS})
 
     async def _live_turn(
         self, ticket: SessionTicket, ti: int, conversation: list[dict[str, Any]],
@@ -180,7 +238,7 @@ class SessionReplayer:
     async def _llm(
         self, ticket: SessionTicket, ti: int, si: int, step: LlmStep,
         messages: list[dict[str, Any]], state: dict[str, int], tstate: dict[str, Any],
-        expected: list[ToolCall] | None,
+        expected: list[ToolCall] | None, branch: str = "",
     ) -> ChatResult:
         body = request_body(ticket.session, step, messages, self.options.model,
                             self.options.overrides)
@@ -189,7 +247,7 @@ class SessionReplayer:
         tstate["llm"] += 1
         result, rec = await timed_chat(
             self.transport, body, timeout_s=self.options.request_timeout_s,
-            retries=self.options.retries, sink=self.sink, ids=self._ids(ticket, ti, si),
+            retries=self.options.retries, sink=self.sink, ids=self._ids(ticket, ti, si, branch),
             t0_ns=self.t0_ns, scheduled_ns=scheduled)
         if result.ok:
             rec["tool_calls"] = result.tool_calls
@@ -207,14 +265,14 @@ class SessionReplayer:
 
     async def _stage(
         self, ticket: SessionTicket, ti: int, si: int, kind: str, recorded_ms: float,
-        tstate: dict[str, Any],
+        tstate: dict[str, Any], branch: str = "",
     ) -> None:
         start = perf_counter_ns()
         deadline = start + int(self.options.think.wait_s(recorded_ms / 1000.0) * 1e9)
         await sleep_until(deadline)
         end = perf_counter_ns()
         tstate["cursor"] = end
-        self.sink({**self._ids(ticket, ti, si), "kind": kind, "status": "ok",
+        self.sink({**self._ids(ticket, ti, si, branch), "kind": kind, "status": "ok",
                    "executed": "simulated", "recorded_ms": recorded_ms,
                    "t_sent_ns": start - self.t0_ns, "t_end_ns": end - self.t0_ns,
                    "duration_ms": (end - start) / NS_PER_MS})

@@ -101,6 +101,21 @@ def _interactivity_lines(block: dict[str, Any] | None) -> list[str]:
             f"per request p50 {_fmt(per_user)} tok/s; 1000/p90(E2EL/OSL) {_fmt(inverse)} tok/s"]
 
 
+def _fanout_lines(block: dict[str, Any] | None) -> list[str]:
+    """Fan-out agents: groups, branches, and how long the joins waited (metrics/fanout.py)."""
+    if not block:
+        return []
+
+    def p50_p99(stats: dict[str, Any]) -> str:
+        return f"{_fmt(stats.get('p50'))} / {_fmt(stats.get('p99'))} ms"
+
+    return [f"Fan-out   : {block['groups_ok']}/{block['groups']} groups ok, "
+            f"{block['branches_ok']}/{block['branches']} branches ok "
+            f"(width mean {_fmt(block['width'].get('mean'))}); p50 / p99: "
+            f"join {p50_p99(block['join_ms'])}, branch {p50_p99(block['branch_ms'])}, "
+            f"straggler spread {p50_p99(block['spread_ms'])}"]
+
+
 def _prefix_cache_lines(block: dict[str, Any] | None,
                         ceiling: dict[str, Any] | None = None) -> list[str]:
     limit = ([f"Prefix reuse ceiling (the trace, one pass, characters): "
@@ -196,6 +211,7 @@ def render_text(summary: dict[str, Any]) -> str:
         *_interactivity_lines(summary.get("interactivity")),
         *_prefix_cache_lines(summary.get("prefix_cache"),
                              (summary.get("workload") or {}).get("prefix_ceiling")),
+        *_fanout_lines(summary.get("fanout")),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

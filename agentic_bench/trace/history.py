@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentic_bench.trace.model import Document, LlmStep, Session, ToolCall
+from agentic_bench.trace.model import Branch, Document, LlmStep, Session, ToolCall, Turn
 
 
 def call_id(call: ToolCall, turn: int, step: int, index: int) -> str:
@@ -82,5 +82,13 @@ def messages_before(session: Session, turn_index: int, step_index: int) -> list[
     return msgs
 
 
-__all__ = ["assistant_message", "call_id", "context_message", "messages_before",
-           "recorded_assistant"]
+def branch_session(session: Session, branch: Branch) -> Session:
+    """A fan-out branch as a session of its own: its system (else the parent's), its task as
+    the one user turn, its steps; the parent's tools. Its history derives like any turn's."""
+    return session.model_copy(update={
+        "system": branch.system if branch.system is not None else session.system,
+        "turns": [Turn(user=branch.task, steps=branch.steps)]})
+
+
+__all__ = ["assistant_message", "branch_session", "call_id", "context_message",
+           "messages_before", "recorded_assistant"]

@@ -94,10 +94,34 @@ class EmbedStep(_Strict):
     duration_ms: float = Field(default=0.0, ge=0)
 
 
+class Branch(_Strict):
+    """One member of a fan-out: a subagent with its own conversation.
+
+    Its history starts afresh: ``system`` (else the session's), then ``task`` as the user
+    message, then what its own steps contributed (as within a turn); an LLM step that recorded
+    ``messages`` is sent with them instead. Its steps may fan out again.
+    """
+
+    name: str | None = None
+    system: str | None = None
+    task: str = Field(min_length=1)
+    steps: list[Step] = Field(min_length=1)
+
+
+class ParallelStep(_Strict):
+    """A fan-out within a turn: every branch runs at once; the turn goes on when all are done
+    (the join). A parallel step adds nothing to the parent's derived history — an LLM step
+    after the join that needs the subagents' results records them in its ``messages``."""
+
+    kind: Literal["parallel"] = "parallel"
+    branches: list[Branch] = Field(min_length=1)
+
+
 Step = Annotated[
-    LlmStep | ToolStep | RetrieveStep | RerankStep | EmbedStep, Field(discriminator="kind")
+    LlmStep | ToolStep | RetrieveStep | RerankStep | EmbedStep | ParallelStep,
+    Field(discriminator="kind"),
 ]
-STEP_KINDS = ("llm", "tool", "retrieve", "rerank", "embed")
+STEP_KINDS = ("llm", "tool", "retrieve", "rerank", "embed", "parallel")
 
 
 class Turn(_Strict):
@@ -140,4 +164,16 @@ class Session(_Strict):
         return names
 
     def llm_step_count(self) -> int:
-        return sum(1 for t in self.turns for s in t.steps if s.kind == "llm")
+        """LLM calls a recorded-history replay sends, those of fan-out branches included."""
+        return sum(_llm_calls(t.steps) for t in self.turns)
+
+
+def _llm_calls(steps: list[Step]) -> int:
+    return sum(1 if s.kind == "llm" else
+               sum(_llm_calls(b.steps) for b in s.branches) if isinstance(s, ParallelStep) else 0
+               for s in steps)
+
+
+Branch.model_rebuild()
+ParallelStep.model_rebuild()
+Turn.model_rebuild()
