@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from agentic_bench.cli.options import add_common_options, execute, run_config
 
@@ -37,4 +38,18 @@ def main(args: argparse.Namespace) -> int:
 
     config = run_config(args)
     workload = trace_workload(args.trace, fmt=args.format)
+    if config.options.history == "live":
+        _refuse_live_fanout(workload.source)
     return execute(workload, config, args)
+
+
+def _refuse_live_fanout(source: Any) -> None:
+    """``--history live`` replays a turn's own LLM loop; fan-out branches would be skipped
+    without a word, so a trace that has them is refused before anything is sent."""
+    from agentic_bench.errors import UsageError
+
+    for index in range(source.size):
+        session = source(index)
+        if any(step.kind == "parallel" for turn in session.turns for step in turn.steps):
+            raise UsageError(f"session {session.session_id!r} fans out (parallel steps): "
+                             "--history live does not replay branches; use --history recorded")

@@ -11,9 +11,19 @@ documents of the *last* retrieve/rerank step before an LLM call as a user messag
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-from agentic_bench.trace.model import Branch, Document, LlmStep, Session, ToolCall, Turn
+from agentic_bench.trace.model import (
+    Branch,
+    Document,
+    LlmStep,
+    ParallelStep,
+    Session,
+    Step,
+    ToolCall,
+    Turn,
+)
 
 
 def call_id(call: ToolCall, turn: int, step: int, index: int) -> str:
@@ -90,5 +100,32 @@ def branch_session(session: Session, branch: Branch) -> Session:
         "turns": [Turn(user=branch.task, steps=branch.steps)]})
 
 
+def walk_steps(session: Session) -> Iterator[tuple[int, Session, int, Step]]:
+    """Every step a recorded-history replay runs, as ``(turn, view, index, step)``: ``view`` is
+    the session whose turn ``turn`` (or, inside a fan-out branch, whose only turn) holds the
+    step at ``index`` — what :func:`messages_before` needs. Branches come in order, depth first
+    (a replay runs them at once); the parallel steps themselves are not yielded."""
+    for ti, turn in enumerate(session.turns):
+        yield from _walk(ti, session, turn.steps)
+
+
+def _walk(ti: int, view: Session, steps: list[Step]) -> Iterator[tuple[int, Session, int, Step]]:
+    for si, step in enumerate(steps):
+        if isinstance(step, ParallelStep):
+            for branch in step.branches:
+                sub = branch_session(view, branch)
+                yield from ((ti, v, i, s) for _, v, i, s in _walk(0, sub, branch.steps))
+        else:
+            yield ti, view, si, step
+
+
+def llm_requests(session: Session) -> Iterator[tuple[int, LlmStep, list[dict[str, Any]]]]:
+    """``(turn, step, history)`` of every LLM call a recorded-history replay sends."""
+    for ti, view, si, step in walk_steps(session):
+        if isinstance(step, LlmStep):
+            vti = ti if view is session else 0
+            yield ti, step, messages_before(view, vti, si)
+
+
 __all__ = ["assistant_message", "branch_session", "call_id", "context_message",
-           "messages_before", "recorded_assistant"]
+           "llm_requests", "messages_before", "recorded_assistant", "walk_steps"]

@@ -68,20 +68,17 @@ def prefix_ceiling(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK
     history) whose whole prefix an earlier request already sent, in ``block_chars`` blocks —
     what a perfect prefix cache could serve. ``within_session`` counts only earlier requests of
     the same session (what session affinity can keep on one replica)."""
-    from agentic_bench.trace.history import messages_before
+    from agentic_bench.trace.history import llm_requests
 
     everywhere = PrefixCounter()
     shared_within = total_within = 0
     for s in sessions:
         mine = PrefixCounter()
-        for ti, turn in enumerate(s.turns):
-            for si, step in enumerate(turn.steps):
-                if not isinstance(step, LlmStep):
-                    continue
-                text = render_request(s.tools, messages_before(s, ti, si))
-                blocks = [text[i:i + block_chars] for i in range(0, len(text), block_chars)]
-                everywhere.add(blocks, len)
-                mine.add(blocks, len)
+        for _, _, history in llm_requests(s):  # fan-out branches' calls included
+            text = render_request(s.tools, history)
+            blocks = [text[i:i + block_chars] for i in range(0, len(text), block_chars)]
+            everywhere.add(blocks, len)
+            mine.add(blocks, len)
         shared_within += mine.shared
         total_within += mine.total
     total = everywhere.total
@@ -116,7 +113,7 @@ def _output_chars(step: LlmStep) -> int:
 def trace_stats(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK_CHARS,
                 ) -> dict[str, Any]:
     """Compute every statistic in one pass over ``sessions`` (prefix sharing needs an order)."""
-    from agentic_bench.trace.history import messages_before
+    from agentic_bench.trace.history import messages_before, walk_steps
 
     items = sorted(enumerate(sessions),
                    key=lambda it: (it[1].start_offset_s is None, it[1].start_offset_s or 0, it[0]))
@@ -132,36 +129,34 @@ def trace_stats(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK_CH
         if s.start_offset_s is not None:
             offsets.append(s.start_offset_s)
         calls = 0
-        for ti, turn in enumerate(s.turns):
-            if ti > 0:
-                think.append(turn.think_time_s)
-            for si, step in enumerate(turn.steps):
-                if step.kind == "tool":
-                    tool_ms.append(step.duration_ms)
-                if not isinstance(step, LlmStep):
-                    continue
-                text = render_request(s.tools, messages_before(s, ti, si))
-                prefix.add((text[i:i + block_chars] for i in range(0, len(text), block_chars)),
-                           len)
-                usage = step.usage
-                if usage is not None and usage.input_tokens is not None:
-                    in_tokens.append(usage.input_tokens)
-                    in_src["usage"] += 1
-                else:
-                    in_tokens.append(_estimate(len(text)))
-                    in_src["estimate"] += 1
-                if usage is not None and usage.output_tokens is not None:
-                    out_tokens.append(usage.output_tokens)
-                    out_src["usage"] += 1
-                elif step.output.content or step.output.tool_calls:
-                    out_tokens.append(_estimate(_output_chars(step)))
-                    out_src["estimate"] += 1
-                else:
-                    out_src["unknown"] += 1
-                if step.duration_ms is not None:
-                    llm_ms.append(step.duration_ms)
-                calls += len(step.output.tool_calls)
-                by_name.update(c.name for c in step.output.tool_calls)
+        think += [turn.think_time_s for turn in s.turns[1:]]
+        for ti, view, si, step in walk_steps(s):  # fan-out branches' steps included
+            if step.kind == "tool":
+                tool_ms.append(step.duration_ms)
+            if not isinstance(step, LlmStep):
+                continue
+            text = render_request(s.tools, messages_before(view, ti if view is s else 0, si))
+            prefix.add((text[i:i + block_chars] for i in range(0, len(text), block_chars)),
+                       len)
+            usage = step.usage
+            if usage is not None and usage.input_tokens is not None:
+                in_tokens.append(usage.input_tokens)
+                in_src["usage"] += 1
+            else:
+                in_tokens.append(_estimate(len(text)))
+                in_src["estimate"] += 1
+            if usage is not None and usage.output_tokens is not None:
+                out_tokens.append(usage.output_tokens)
+                out_src["usage"] += 1
+            elif step.output.content or step.output.tool_calls:
+                out_tokens.append(_estimate(_output_chars(step)))
+                out_src["estimate"] += 1
+            else:
+                out_src["unknown"] += 1
+            if step.duration_ms is not None:
+                llm_ms.append(step.duration_ms)
+            calls += len(step.output.tool_calls)
+            by_name.update(c.name for c in step.output.tool_calls)
         calls_per.append(calls)
     shared, total = prefix.shared, prefix.total
     return {

@@ -64,3 +64,13 @@ def test_subagents_run_at_once_and_join(sim_factory: Callable[..., Any],
     assert turn < 0.6 * sequential  # the subagents overlapped
     assert fan["join_ms"]["p50"] >= fan["branch_ms"]["p50"]
     assert "Fan-out   : 16/16 groups ok" in (out / "summary.txt").read_text()
+
+
+def test_live_history_refuses_a_fanout_trace(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """Live history would skip the branches without a word: refused before anything is sent
+    (the endpoint here does not even exist)."""
+    trace = tmp_path / "fan.jsonl"
+    assert cli("traces", "build", "synthetic", "--sessions", "1", "--out",
+               str(trace)).returncode == 0
+    res = cli("replay", str(trace), "--history", "live", "--endpoint", "http://127.0.0.1:9/v1")
+    assert res.returncode == 2 and "--history live does not replay branches" in res.stderr

@@ -93,3 +93,21 @@ def test_fanout_block() -> None:
     assert block["join_ms"]["count"] == 1 and block["join_ms"]["max"] == 42.0
     assert block["spread_ms"]["count"] == 1 and block["spread_ms"]["max"] == 30.0  # 40 - 10
     assert block["width"]["mean"] == 2.5
+
+
+def test_stats_and_the_prefix_ceiling_count_branch_calls() -> None:
+    from agentic_bench.trace.history import llm_requests
+    from agentic_bench.trace.stats import prefix_ceiling, trace_stats
+    from agentic_bench.trace.synthetic import fanout_sessions
+
+    sessions = fanout_sessions(2, fanout=3, depth=2)
+    calls = [(ti, history) for s in sessions for ti, _, history in llm_requests(s)]
+    assert len(calls) == sum(s.llm_step_count() for s in sessions) == 52
+    # a branch's first call starts from its own task, not the coordinator's conversation
+    tasks = [h[1]["content"] for _, h in calls if len(h) == 2]
+    assert any(t.startswith("Subtask 0.1:") for t in tasks)
+    stats = trace_stats(sessions)
+    assert stats["requests"] == 52 and stats["input_tokens"]["count"] == 52
+    assert stats["tool_step_ms"]["count"] == 2 * (3 + 9)  # every subagent calls the tool once
+    ceiling = prefix_ceiling(sessions)
+    assert ceiling["total_chars"] == stats["prefix_sharing"]["total_chars"]
