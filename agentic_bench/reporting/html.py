@@ -134,8 +134,16 @@ def summary_section(summary: dict[str, Any]) -> str:
           r["ttft_ms"].get("p50"), r["ttft_ms"].get("p99"), r["tpot_ms"].get("p50"),
           r["tpot_ms"].get("p99"), r.get("errors")] for name, r in roles.items()],
         table_id="table-roles") if roles else ""
+    fan = summary.get("fanout") or {}
+    fan_tbl = table(
+        ["fan-out (ms)", *STAT_COLS],
+        [[label, *((fan.get(key) or {}).get(k) for k in STAT_COLS)]
+         for key, label in (("join_ms", "fan-out → join"), ("branch_ms", "branch"),
+                            ("spread_ms", "straggler spread"))],
+        table_id="table-fanout") if fan else ""
     return section("section-summary", "Summary",
-                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}{role_tbl}')
+                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}{role_tbl}'
+                   f'{fan_tbl}')
 
 
 def _host_cpu_cell(host: dict[str, Any] | None) -> str:

@@ -64,6 +64,8 @@ def test_subagents_run_at_once_and_join(sim_factory: Callable[..., Any],
     assert turn < 0.6 * sequential  # the subagents overlapped
     assert fan["join_ms"]["p50"] >= fan["branch_ms"]["p50"]
     assert "Fan-out   : 16/16 groups ok" in (out / "summary.txt").read_text()
+    html = (out / "report.html").read_text()
+    assert 'id="table-fanout"' in html and "straggler spread" in html
 
 
 def test_live_history_refuses_a_fanout_trace(cli: Callable[..., Any], tmp_path: Path) -> None:
