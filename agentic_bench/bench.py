@@ -191,13 +191,11 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
             except Exception as exc:  # an artifact bug must not change the run's result
                 print(f"warning: {workload.name} artifacts not written: "
                       f"{type(exc).__name__}: {exc}", file=sys.stderr)
-        try:
-            from agentic_bench.reporting.html import write_report
+        from agentic_bench.reporting.reporters import run_reporters
 
-            write_report(out, summary, records)
-        except Exception as exc:  # a report bug must not change the run's result
-            print(f"warning: report.html not written: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
+        _, warnings = run_reporters(out, summary, records)  # report.html and reporter plugins
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
     return summary
 
 

@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from agentic_bench.reporting.files import write_summary
-    from agentic_bench.reporting.html import write_report
     from agentic_bench.reporting.regenerate import load_run
+    from agentic_bench.reporting.reporters import run_reporters
 
     run = load_run(args.run_dir, regenerate=True)
     task = _task(run.summary.get("benchmark"))
@@ -45,8 +45,11 @@ def main(args: argparse.Namespace) -> int:
     write_summary(run.path, run.summary)
     if task is not None and hasattr(task, "write_artifacts"):
         task.write_artifacts(run.path, run.summary, run.records)
-    html = write_report(run.path, run.summary, run.records)
-    print(f"{run.path}: wrote summary.json, summary.txt and {html.name} "
+    files, warnings = run_reporters(run.path, run.summary, run.records)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    names = ", ".join(p.name for p in files) or "no report"
+    print(f"{run.path}: wrote summary.json, summary.txt and {names} "
           f"({len(run.records):,} records); result {run.summary['result']}")
     return 0
 
