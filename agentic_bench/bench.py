@@ -27,6 +27,7 @@ from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
+from agentic_bench.metrics.record_types import RECORD_VERSION
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.reporting.files import write_summary
@@ -129,7 +130,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
 
         started = time.time()
         t0 = perf_counter_ns()
-        sink({"type": "run", "benchmark": workload.name, "started_at": started,
+        sink({"type": "run", "record_version": RECORD_VERSION, "benchmark": workload.name,
+              "started_at": started,
               "config": config.public(), "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})

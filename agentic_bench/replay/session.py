@@ -12,11 +12,11 @@ History policies:
 from __future__ import annotations
 
 import asyncio
-import time
 from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
+from agentic_bench.metrics.record_types import session_record, turn_record
 from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.history import (
     assistant_message,
@@ -83,18 +83,13 @@ class SessionReplayer:
             status = "cancelled"
             raise
         finally:
-            end_ns = perf_counter_ns()
-            self.sink({
-                "type": "session", "session_id": ticket.session_id,
-                "source_session": session.session_id, "session_index": ticket.index,
-                "worker": ticket.worker, "category": session.category, "status": status,
-                "turns": len(session.turns), "turns_ok": state["turns_ok"],
-                "requests": state["requests"], "errors": state["errors"],
-                "t_scheduled_ns": ticket.scheduled_ns - self.t0_ns,
-                "t_end_ns": end_ns - self.t0_ns,
-                "latency_ms": (end_ns - start_ns) / NS_PER_MS,
-                "wall_time": time.time(),
-            })
+            self.sink(session_record(
+                session_id=ticket.session_id, source_session=session.session_id,
+                session_index=ticket.index, worker=ticket.worker, category=session.category,
+                status=status, turns=len(session.turns), turns_ok=state["turns_ok"],
+                requests=state["requests"], errors=state["errors"],
+                scheduled_ns=ticket.scheduled_ns, start_ns=start_ns, end_ns=perf_counter_ns(),
+                t0_ns=self.t0_ns))
         return SessionOutcome(ticket.session_id, status, len(session.turns), state["turns_ok"],
                               state["requests"], state["errors"])
 
@@ -118,17 +113,14 @@ class SessionReplayer:
             turn_status = "cancelled"
             raise
         finally:
-            end_ns = perf_counter_ns()
             if turn_status == "ok" and not tstate["ok"]:
                 turn_status = "error"
-            self.sink({
-                "type": "turn", "session_id": ticket.session_id, "session_index": ticket.index,
-                "worker": ticket.worker, "turn": ti, "status": turn_status,
-                "t_start_ns": start_ns - self.t0_ns, "t_end_ns": end_ns - self.t0_ns,
-                "latency_ms": (end_ns - start_ns) / NS_PER_MS, "llm_calls": tstate["llm"],
-                "tool_calls_scored": tstate["scored"], "tool_calls_matched": tstate["matched"],
-                "unmatched_tool_calls": tstate["unmatched_tool_calls"],
-            })
+            self.sink(turn_record(
+                session_id=ticket.session_id, session_index=ticket.index, worker=ticket.worker,
+                turn=ti, status=turn_status, start_ns=start_ns, end_ns=perf_counter_ns(),
+                t0_ns=self.t0_ns, llm_calls=tstate["llm"], tool_calls_scored=tstate["scored"],
+                tool_calls_matched=tstate["matched"],
+                unmatched_tool_calls=tstate["unmatched_tool_calls"]))
         return bool(tstate["ok"]), perf_counter_ns()
 
     async def _turn_steps(

@@ -20,6 +20,7 @@ from typing import Any
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
+from agentic_bench.metrics.record_types import check_version
 from agentic_bench.metrics.records import read_records, run_records_path
 
 Record = dict[str, Any]
@@ -135,6 +136,10 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
     if records_path.exists():
         result = read_records(records_path)
         records, truncated = result.records, result.truncated_lines
+        try:
+            check_version(records)
+        except ValueError as exc:
+            raise UsageError(f"{records_path}: {exc}") from None
         if not records and (regenerate or previous is None):
             raise UsageError(f"{records_path}: no records in the file")
         if truncated:

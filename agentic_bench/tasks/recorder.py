@@ -7,12 +7,12 @@ fields and timing rules of a trace replay (see docs/metrics.md).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionTicket
+from agentic_bench.metrics.record_types import session_record, turn_record
 from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.transport.result import ChatResult
@@ -83,24 +83,19 @@ class SessionRecorder:
         status = status or ("ok" if self.turn_ok else "error")
         self.turns_ok += status == "ok"
         t = self.ticket
-        self.ctx.sink({"type": "turn", "session_id": t.session_id, "session_index": t.index,
-                       "worker": t.worker, "turn": turn, "status": status,
-                       "t_start_ns": self.turn_start_ns - self.ctx.t0_ns,
-                       "t_end_ns": end - self.ctx.t0_ns,
-                       "latency_ms": (end - self.turn_start_ns) / NS_PER_MS,
-                       "llm_calls": self.turn_llm, **extra})
+        self.ctx.sink(turn_record(
+            session_id=t.session_id, session_index=t.index, worker=t.worker, turn=turn,
+            status=status, start_ns=self.turn_start_ns, end_ns=end, t0_ns=self.ctx.t0_ns,
+            llm_calls=self.turn_llm, **extra))
 
     def end_session(self, turns: int, status: str | None = None, **extra: Any) -> str:
         end = perf_counter_ns()
         t = self.ticket
         status = status or ("ok" if self.turns_ok == turns and not self.errors else "error")
-        self.ctx.sink({"type": "session", "session_id": t.session_id,
-                       "source_session": t.session.session_id, "session_index": t.index,
-                       "worker": t.worker, "category": t.session.category, "status": status,
-                       "turns": turns, "turns_ok": self.turns_ok, "requests": self.requests,
-                       "errors": self.errors,
-                       "t_scheduled_ns": t.scheduled_ns - self.ctx.t0_ns,
-                       "t_end_ns": end - self.ctx.t0_ns,
-                       "latency_ms": (end - t.scheduled_ns) / NS_PER_MS,
-                       "wall_time": time.time(), **self.extra, **extra})
+        self.ctx.sink(session_record(
+            session_id=t.session_id, source_session=t.session.session_id, session_index=t.index,
+            worker=t.worker, category=t.session.category, status=status, turns=turns,
+            turns_ok=self.turns_ok, requests=self.requests, errors=self.errors,
+            scheduled_ns=t.scheduled_ns, start_ns=t.scheduled_ns, end_ns=end,
+            t0_ns=self.ctx.t0_ns, **{**self.extra, **extra}))
         return status
