@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.record_types import check_version
 from agentic_bench.metrics.records import encode_record, read_records
 
 COMPARED = ("load", "history", "think_time", "overrides", "endpoint", "model")
@@ -44,6 +45,10 @@ def prepare_resume(out: Path, config: dict[str, Any],
     first = next((r for r in read.records if r.get("type") == "run"), None)
     if first is None:
         raise ConfigError(f"--resume {out}: records.jsonl has no run record")
+    try:
+        check_version([first])
+    except ValueError as exc:
+        raise ConfigError(f"--resume {out}: {exc}") from None
     old = first.get("config", {})
     for key in COMPARED:
         a, b = old.get(key), config.get(key)

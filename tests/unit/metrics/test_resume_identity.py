@@ -64,3 +64,15 @@ def test_retry_errors_sets_error_sessions_aside(tmp_path: Path) -> None:
     kept = (tmp_path / "records.jsonl").read_text()
     assert '"b#1"' not in kept and '"a#0"' in kept
     assert '"b#1"' in (tmp_path / "records.before-resume-2.jsonl").read_text()
+
+
+def test_records_of_a_newer_version_are_refused(tmp_path: Path) -> None:
+    from agentic_bench.metrics.record_types import RECORD_VERSION
+
+    write_run(tmp_path, None)
+    path = tmp_path / "records.jsonl"
+    run, session = path.read_text().splitlines()
+    newer = {**json.loads(run), "record_version": RECORD_VERSION + 1}
+    path.write_text(json.dumps(newer) + "\n" + session + "\n")
+    with pytest.raises(ConfigError, match="written by a newer agentic-bench"):
+        prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
