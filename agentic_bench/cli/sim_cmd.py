@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--reply", metavar="TEXT",
                    help="answer every request with TEXT (streamed one word per chunk), e.g. a "
                    "judge verdict '{\"correct\": true}' for rag-e2e's --judge-endpoint")
+    p.add_argument("--prefix-cache", action="store_true",
+                   help="prefix-cache model: usage counts prompt characters and reports as "
+                   "cached (prompt_tokens_details.cached_tokens) those whose whole prefix an "
+                   "earlier request sent, in 64-character blocks — the trace's prefix ceiling, "
+                   "so a single-stream replay's hit rate equals it")
     p.add_argument("--precise", action="store_true",
                    help="hold every injected time to tens of microseconds (the last 2 ms "
                    "before each deadline are spent polling: one busy core); for measuring "
@@ -66,6 +71,7 @@ def main(args: argparse.Namespace) -> int:
         fail_rate=args.fail_rate, hang_rate=args.hang_rate, disconnect_rate=args.disconnect_rate,
         malformed_rate=args.malformed_rate, slow_headers_ms=args.slow_headers_ms,
         precise=args.precise, replay_trace=args.replay_trace, reply=args.reply,
+        prefix_cache=args.prefix_cache,
         ttft_per_inflight_ms=args.ttft_per_inflight_ms,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 

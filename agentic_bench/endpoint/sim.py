@@ -15,6 +15,7 @@ Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP
 recorded one that followed the request's history, one streamed chunk per word
 (:mod:`agentic_bench.endpoint.oracle`), timed by the same ttft/itl model; ``reply`` answers
 every request with one fixed text, streamed the same way (a judge verdict, for instance).
+``prefix_cache`` models a server's prefix cache in characters (see :meth:`SimServer.prefix_hit`).
 ``ttft_per_inflight_ms`` is a load model: a reply that arrives while k others are in flight
 (started, last chunk not yet sent) gets TTFT ``ttft_ms + k × ttft_per_inflight_ms``; under a
 closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
@@ -56,6 +57,9 @@ class SimConfig:
     precise: bool = False
     replay_trace: str | None = None
     reply: str | None = None  # a fixed reply text for every request
+    # prefix-cache model: usage counts prompt characters and reports as cached the ones whose
+    # whole prefix (64-character blocks of the rendered request) an earlier request sent
+    prefix_cache: bool = False
     # load model: each reply's TTFT grows by this much per other reply in flight when it arrives
     ttft_per_inflight_ms: float = 0.0
 
@@ -97,11 +101,33 @@ class SimServer:
             from agentic_bench.endpoint.oracle import ReplayOracle
 
             self.oracle = ReplayOracle.from_file(config.replay_trace)
+        self.prefix_seen: set[int] = set()  # block-prefix hashes (the prefix-cache model)
         self.fixed_reply: OracleAnswer | None = None
         if config.reply is not None:
             from agentic_bench.endpoint.oracle import script
 
             self.fixed_reply = script(config.reply, None)
+
+    def prefix_hit(self, body: dict[str, Any]) -> tuple[int, int]:
+        """(prompt characters, cached characters) of a request under the prefix-cache model:
+        the request rendered as ``traces stats`` renders it, cut into 64-character blocks; a
+        block is cached when the whole prefix up to it was sent before — the same count as the
+        trace's prefix ceiling, so a single-stream replay's hit rate equals the ceiling."""
+        from agentic_bench.trace.stats import DEFAULT_BLOCK_CHARS, render_request
+
+        messages = body.get("messages")
+        text = render_request(body.get("tools") or [],
+                              messages if isinstance(messages, list) else [])
+        h, hit, cached = 0, True, 0
+        for i in range(0, len(text), DEFAULT_BLOCK_CHARS):
+            block = text[i:i + DEFAULT_BLOCK_CHARS]
+            h = hash((h, block))
+            if hit and h in self.prefix_seen:
+                cached += len(block)
+            else:
+                hit = False
+                self.prefix_seen.add(h)
+        return len(text), cached
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self.loop = asyncio.get_running_loop()
@@ -158,6 +184,10 @@ class Reply:
         assert server.loop is not None
         self.loop = server.loop
         self.t0 = time.perf_counter()  # the request is complete now (handler runs in the read)
+        self.prompt_chars: int | None = None
+        self.cached_chars: int | None = None
+        if cfg.prefix_cache:
+            self.prompt_chars, self.cached_chars = server.prefix_hit(body)
         server.in_flight += 1
         self.others = server.in_flight - 1  # replies already in flight when this one arrived
         self.finished = False
@@ -273,6 +303,10 @@ class Reply:
         self.conn.end_chunked()
 
     def _usage(self) -> dict[str, Any]:
+        if self.prompt_chars is not None:  # the prefix-cache model counts characters
+            return {"prompt_tokens": self.prompt_chars, "completion_tokens": self.n,
+                    "total_tokens": self.prompt_chars + self.n,
+                    "prompt_tokens_details": {"cached_tokens": self.cached_chars}}
         msgs = self.body.get("messages")
         words = sum(len(str(m.get("content") or "").split())
                     for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))

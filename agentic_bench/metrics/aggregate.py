@@ -113,7 +113,7 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
         "config": run.config,
         **run.extra,
     }
-    cache = prefix_cache(llm)
+    cache = prefix_cache(llm, (run.extra.get("workload") or {}).get("prefix_ceiling"))
     if cache is not None:
         summary["prefix_cache"] = cache
     fanout = fanout_block(records)

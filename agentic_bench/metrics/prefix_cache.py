@@ -24,8 +24,11 @@ def _rate(cached: int, prompt: int) -> float | None:
     return cached / prompt if prompt > 0 else None
 
 
-def prefix_cache(llm: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The ``prefix_cache`` block from the run's LLM step records (in the order written)."""
+def prefix_cache(llm: list[dict[str, Any]],
+                 ceiling: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The ``prefix_cache`` block from the run's LLM step records (in the order written).
+    With the trace's ``prefix_ceiling`` (``workload.prefix_ceiling``), each position row also
+    gets the within-session ceiling of that position (characters: an estimate beside tokens)."""
     reporting = [r for r in llm if r.get("status") == "ok" and r.get("input_tokens")
                  and isinstance(r.get("cached_tokens"), int)]
     if not reporting:
@@ -46,6 +49,8 @@ def prefix_cache(llm: list[dict[str, Any]]) -> dict[str, Any] | None:
                                  sum(r["input_tokens"] for r in calls)))
     cached = sum(r["cached_tokens"] for r in reporting)
     prompt = sum(r["input_tokens"] for r in reporting)
+    bound = {int(row["position"]): row.get("within_session")
+             for row in (ceiling or {}).get("by_request_position") or []}
     return {
         "requests_reporting": len(reporting),
         "prompt_tokens": prompt,
@@ -55,6 +60,7 @@ def prefix_cache(llm: list[dict[str, Any]]) -> dict[str, Any] | None:
                                          for r in reporting),
         "per_session_hit_rate": describe(v for v in per_session if v is not None),
         "by_request_position": [
-            {"position": k, "requests": n, "hit_rate": _rate(c, p)}
+            {"position": k, "requests": n, "hit_rate": _rate(c, p),
+             **({"ceiling": bound[k]} if k in bound else {})}
             for k, (n, c, p) in sorted(position.items())],
     }

@@ -89,7 +89,11 @@ def prefix_cache_figure(summary: dict[str, Any]) -> str:
         return figure("plot-prefix-cache", title,
                       no_data("no data: the server reported no cached prompt tokens"))
     ceiling = ((summary.get("workload") or {}).get("prefix_ceiling") or {}).get("ratio")
-    svg = line_chart([Series("hit rate", [(float(r["position"]), r["hit_rate"]) for r in rows])],
+    series = [Series("hit rate", [(float(r["position"]), r["hit_rate"]) for r in rows])]
+    bound = [(float(r["position"]), r["ceiling"]) for r in rows if r.get("ceiling") is not None]
+    if bound:  # the trace's within-session ceiling of each position
+        series.append(Series("ceiling (within session)", bound))
+    svg = line_chart(series,
                      label=title, x_label="request position in its session (0 = first)",
                      y_label="cached / prompt tokens", y_range=(0.0, 1.0), percent_y=True,
                      x_from_zero=True, markers=True,

@@ -129,10 +129,14 @@ def _prefix_cache_lines(block: dict[str, Any] | None,
     later = [r for r in curve if r["position"] > 0 and r["hit_rate"] is not None]
     rest = (sum(r["hit_rate"] * r["requests"] for r in later)
             / sum(r["requests"] for r in later)) if later else None
+    paired = [r for r in curve if r.get("ceiling") is not None and r["hit_rate"] is not None]
+    versus = (["Prefix cache vs ceiling by request position: " + ", ".join(
+        f"{r['position']}: {_pct(r['hit_rate'])} / {_pct(r['ceiling'])}" for r in paired[:6])
+        + (" ..." if len(paired) > 6 else "")] if paired else [])
     return [f"Prefix cache: {_fmt(block['cached_tokens'])} of {_fmt(block['prompt_tokens'])} "
             f"prompt tokens served from cache ({_pct(block['hit_rate'])}; first request of a "
             f"session {_pct(first)}, later ones {_pct(rest)}; "
-            f"{block['requests_reporting']} requests reported it)", *limit]
+            f"{block['requests_reporting']} requests reported it)", *limit, *versus]
 
 
 def _pct(value: float | None) -> str:

@@ -22,6 +22,7 @@ from agentic_bench.metrics.percentiles import describe
 from agentic_bench.trace.model import LlmStep, Session
 
 DEFAULT_BLOCK_CHARS = 64  # ≈ 16 tokens, a common KV-cache block size
+MAX_POSITION = 64  # as metrics/prefix_cache.py: later requests of a session pooled here
 CHARS_PER_TOKEN = 4
 
 
@@ -72,20 +73,31 @@ def prefix_ceiling(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK
 
     everywhere = PrefixCounter()
     shared_within = total_within = 0
+    position: dict[int, list[int]] = {}  # k-th request of a session: [requests, shared, total]
     for s in sessions:
         mine = PrefixCounter()
-        for _, _, history in llm_requests(s):  # fan-out branches' calls included
+        for k, (_, _, history) in enumerate(llm_requests(s)):  # branch calls included
             text = render_request(s.tools, history)
             blocks = [text[i:i + block_chars] for i in range(0, len(text), block_chars)]
             everywhere.add(blocks, len)
+            before = mine.shared
             mine.add(blocks, len)
+            row = position.setdefault(min(k, MAX_POSITION), [0, 0, 0])
+            row[0] += 1
+            row[1] += mine.shared - before
+            row[2] += len(text)
         shared_within += mine.shared
         total_within += mine.total
     total = everywhere.total
     return {"ratio": everywhere.shared / total if total else None,
             "within_session": shared_within / total_within if total_within else None,
             "total_chars": total, "block_chars": block_chars,
-            "basis": "characters of the rendered request, one pass of the trace"}
+            "basis": "characters of the rendered request, one pass of the trace",
+            # the within-session ceiling of the k-th request of each session (k >= 64 pooled),
+            # beside which the summary puts the server's hit rate at that position
+            "by_request_position": [
+                {"position": k, "requests": n, "within_session": shared / chars if chars else None}
+                for k, (n, shared, chars) in sorted(position.items())]}
 
 
 def render_request(tools: list[dict[str, Any]], messages: list[dict[str, Any]]) -> str:

@@ -162,3 +162,30 @@ def test_transport_from_the_command_line(sim_factory, trace_factory, cli, tmp_pa
         s, _ = load(out)
         assert s["endpoint"]["client"] == cls and s["counts"]["requests_ok"] == 10
         assert s["config"].get("transport") == kind
+
+
+def test_prefix_cache_model_hit_rate_equals_the_ceiling(sim_factory, cli, tmp_path: Path) -> None:
+    """#21 acceptance: a simulator that reports cached tokens for a shared prefix (its
+    prefix-cache model counts what the trace's ceiling counts) gives a run hit rate equal to
+    the ceiling, on MLCommons' coding conversations and on a fan-out trace; each position row
+    carries its within-session ceiling."""
+    sim = sim_factory("--ttft-ms", "1", "--itl-ms", "0", "--output-tokens", "2",
+                      "--prefix-cache")
+    fan = tmp_path / "fan.jsonl"
+    assert cli("traces", "build", "synthetic", "--fanout", "2", "--turns", "2",
+               "--sessions", "3", "--out", str(fan)).returncode == 0
+    coding = Path(__file__).parents[1] / "data" / "mlcommons_edge" / \
+        "agentic_coding_excerpt.jsonl"
+    for n, (trace, fmt) in enumerate(((coding, "mlcommons-agentic"), (fan, "native"))):
+        out = tmp_path / f"run{n}"
+        res = cli("replay", str(trace), "--format", fmt, "--endpoint", sim.url,
+                  "--think-time", "none", "--out", str(out), "--quiet")
+        assert res.returncode == 0, res.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        block, ceiling = summary["prefix_cache"], summary["workload"]["prefix_ceiling"]
+        assert block["requests_reporting"] == summary["counts"]["requests_ok"]
+        assert block["hit_rate"] == pytest.approx(ceiling["ratio"], abs=1e-12)
+        assert all("ceiling" in row for row in block["by_request_position"])
+        assert block["by_request_position"][0]["ceiling"] == 0.0
+    text = (out / "summary.txt").read_text()
+    assert "Prefix cache vs ceiling by request position: 0:" in text

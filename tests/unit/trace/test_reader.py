@@ -158,3 +158,19 @@ def test_prefix_ceiling_of_a_growing_conversation() -> None:
     two = prefix_ceiling([session("s", "x"), session("t", "x")])  # a repeat: all cached
     assert two["ratio"] > one["ratio"] and two["within_session"] == one["within_session"]
     assert prefix_ceiling([])["ratio"] is None
+
+
+def test_prefix_ceiling_by_request_position() -> None:
+    """The within-session ceiling of the k-th request: the first request of a session can reuse
+    nothing from its own session, the second reuses the first's whole prompt."""
+    from agentic_bench.trace.model import Session
+    from agentic_bench.trace.stats import prefix_ceiling
+
+    session = Session.model_validate({"schema_version": "1", "session_id": "s", "turns": [
+        {"user": "x" * 640, "steps": [{"kind": "llm", "output": {"content": "a" * 64}}]},
+        {"user": "next", "steps": [{"kind": "llm", "output": {"content": "b"}}]}]})
+    rows = prefix_ceiling([session, session.model_copy(update={"session_id": "t"})])[
+        "by_request_position"]
+    assert [(r["position"], r["requests"]) for r in rows] == [(0, 2), (1, 2)]
+    assert rows[0]["within_session"] == 0.0
+    assert 0.8 < rows[1]["within_session"] < 1.0  # all but its new tail
