@@ -1,4 +1,5 @@
-"""sweep.html: throughput vs latency and goodput curves of a sweep, knee marked."""
+"""sweep.html: throughput vs latency and goodput curves of a sweep (or a capacity search),
+knee and capacity marked."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ def render_sweep(sweep: dict[str, Any]) -> str:
     key, points = sweep["key"], sweep["points"]
     knee = sweep.get("knee")
     note = f"knee at {key} = {knee[key]:g}" if knee else "no clear knee"
+    capacity = sweep.get("capacity")  # a --search: the largest load that met the criterion
+    if "capacity" in sweep:
+        note += (f"; capacity under the SLOs: {key} = {capacity:g}" if capacity is not None
+                 else "; no load met the SLO criterion")
     if points:
         lat = [Series(f"{m} p99", [(p["requests_per_s"], p[f"{m}_p99_ms"] or 0.0)
                                    for p in points]) for m in ("request", "ttft")]
@@ -30,7 +35,10 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         curve = good = no_data()
     rows = [[p[key], p["result"], p["requests_per_s"], p["output_tokens_per_s"],
              p["goodput_sessions_per_s"], p["ttft_p50_ms"], p["ttft_p99_ms"],
-             p["request_p99_ms"], p["errors"], "knee" if knee and i == knee["index"] else ""]
+             p["request_p99_ms"], p["errors"],
+             " ".join(filter(None, ("knee" if knee and i == knee["index"] else "",
+                                    "capacity" if capacity is not None and p[key] == capacity
+                                    else "")))]
             for i, p in enumerate(points)]
     body = (section("sweep-curve", "Throughput vs latency",
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,

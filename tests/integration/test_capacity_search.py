@@ -35,6 +35,7 @@ def test_search_finds_the_known_capacity(sim_factory: Callable[..., Any], cli: C
     assert {p["concurrency"]: p["meets"] for p in result["points"]} == {
         1: True, 2: True, 4: True, 8: False, 6: False, 5: True}
     assert (out / "sweep.html").exists() and (out / "concurrency-5" / "summary.json").exists()
+    assert "capacity under the SLOs: concurrency = 5" in (out / "sweep.html").read_text()
 
 
 def test_search_without_a_latency_limit_is_refused(cli: Callable[..., Any],
