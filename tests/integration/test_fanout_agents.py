@@ -76,3 +76,27 @@ def test_live_history_refuses_a_fanout_trace(cli: Callable[..., Any], tmp_path: 
                str(trace)).returncode == 0
     res = cli("replay", str(trace), "--history", "live", "--endpoint", "http://127.0.0.1:9/v1")
     assert res.returncode == 2 and "--history live does not replay branches" in res.stderr
+
+
+def test_an_otel_trace_with_subagents_replays_as_a_fanout(sim_factory: Callable[..., Any],
+                                                          cli: Callable[..., Any],
+                                                          tmp_path: Path) -> None:
+    """A public format with subagents (OpenTelemetry GenAI: invoke_agent spans under the
+    coordinator's) imported and replayed: the two researchers run at once and are joined."""
+    source = Path(__file__).parents[1] / "data" / "importers" / "otel_genai_subagents.json"
+    trace = tmp_path / "t.jsonl"
+    res = cli("import", "auto", str(source), "--out", str(trace))
+    assert res.returncode == 0 and "(otel-genai)" in res.stdout, res.stderr
+    sim = sim_factory("--ttft-ms", "30", "--itl-ms", "1", "--output-tokens", "4")
+    out = tmp_path / "run"
+    res = cli("replay", str(trace), "--endpoint", sim.url, "--think-time", "none",
+              "--out", str(out), "--quiet")
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["requests_ok"] == 6
+    fan = summary["fanout"]
+    assert fan["groups_ok"] == 1 and fan["branches_ok"] == 2 and fan["width"]["mean"] == 2.0
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    firsts = [r for r in records if r.get("type") == "step" and r.get("kind") == "llm"
+              and r.get("branch") in ("1.0", "1.1") and r["step"] == 0]
+    assert max(r["t_sent_ns"] for r in firsts) < min(r["t_end_ns"] for r in firsts)

@@ -108,6 +108,18 @@ class SessionBuilder:
         self._last_end = max(end_ns, self._last_end or end_ns)
         self._tools_since += 1
 
+    def parallel(self, start_ns: int, end_ns: int, branches: list[dict[str, Any]]) -> None:
+        """Subagents that ran at once (a ``parallel`` step). It joins the current turn (or, before
+        the first call, the first turn); the parent's next request records what it got back, so
+        its tool messages for the hand-off are not turned into tool steps again."""
+        step = {"kind": "parallel", "branches": branches}
+        if not self.turns:
+            self._pending.append((start_ns, step))
+            return
+        self.turns[-1]["steps"].append(step)
+        self._last_end = max(end_ns, self._last_end or end_ns)
+        self._tools_since += 1
+
     def stage(self, start_ns: int, end_ns: int, kind: str) -> None:
         """An embed/retrieve stage: it joins the turn of the next llm call."""
         self._pending.append((start_ns, {"kind": kind, "duration_ms": (end_ns - start_ns) / 1e6}))

@@ -159,14 +159,22 @@ def declare_tools(tools: list[dict[str, Any]],
 
 
 def used_tool_names(session: dict[str, Any]) -> list[str]:
+    """Every tool name the session's steps use, fan-out branches included."""
     names: list[str] = []
     for turn in session.get("turns", []):
-        for step in turn.get("steps", []):
-            if step.get("kind") == "llm":
-                names.extend(c["name"] for c in step.get("output", {}).get("tool_calls", []))
-            elif step.get("kind") == "tool":
-                names.append(step["name"])
+        _step_tool_names(turn.get("steps", []), names)
     return names
+
+
+def _step_tool_names(steps: list[dict[str, Any]], names: list[str]) -> None:
+    for step in steps:
+        if step.get("kind") == "llm":
+            names.extend(c["name"] for c in step.get("output", {}).get("tool_calls", []))
+        elif step.get("kind") == "tool":
+            names.append(step["name"])
+        elif step.get("kind") == "parallel":
+            for branch in step.get("branches", []):
+                _step_tool_names(branch.get("steps", []), names)
 
 
 def build_session(data: dict[str, Any], path: Path | str, line: int) -> Session:

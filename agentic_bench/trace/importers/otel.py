@@ -3,13 +3,14 @@
 Input: one OTLP JSON document ``{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`` or
 JSONL with one such document per line (the collector's file exporter). Spans with
 ``gen_ai.operation.name`` ``chat`` / ``text_completion`` / ``generate_content`` become ``llm``
-steps, ``execute_tool`` spans ``tool`` steps, ``embeddings`` spans ``embed`` steps; other
-spans (``invoke_agent``, HTTP, ...) are ignored. Spans are grouped into sessions by
-``gen_ai.conversation.id`` (when any span of a trace has one) or else by trace id, and
-ordered by start time. Durations come from start/end times. A new turn starts at a chat span
-whose input holds more user messages than the previous chat span's, or — when no content was
-captured — at the first chat span of each trace. Think time is the gap between the end of the
-previous turn's last span and the start of the new turn.
+steps, ``execute_tool`` spans ``tool`` steps, ``embeddings`` spans ``embed`` steps; the spans of
+a subagent (an ``invoke_agent`` span under another agent) become a branch of a ``parallel`` step
+(:mod:`.otel_agents`); other spans (a root ``invoke_agent``, HTTP, ...) are ignored. Spans are
+grouped into sessions by ``gen_ai.conversation.id`` (when any span of a trace has one) or else
+by trace id, and ordered by start time. Durations come from start/end times. A new turn starts
+at a chat span whose input holds more user messages than the previous chat span's, or — when no
+content was captured — at the first chat span of each trace. Think time is the gap between the
+end of the previous turn's last span and the start of the new turn.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from agentic_bench.trace.importers.common import (
     iter_jsonl,
     load_json,
 )
+from agentic_bench.trace.importers.otel_agents import AgentTree
 from agentic_bench.trace.model import Session
 
 LLM_OPS = {"chat", "text_completion", "generate_content"}
 KNOWN_OPS = LLM_OPS | {"execute_tool", "embeddings"}
 
 
-@dataclass
+@dataclass(eq=False)  # identity: spans are keys of the agent tree
 class Span:
     trace_id: str
     span_id: str
@@ -49,6 +51,7 @@ class Span:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     line: int = 0
     where: str = ""
+    parent_id: str = ""
 
     @property
     def op(self) -> str | None:
@@ -108,7 +111,8 @@ def _spans_of(path: Path, line: int, doc: Any, prefix: str) -> Iterator[Span]:
                 events = [(str(ev.get("name", "")), attributes(ev.get("attributes")))
                           for ev in sp.get("events") or [] if isinstance(ev, dict)]
                 yield Span(str(sp["traceId"]), str(sp.get("spanId", "")), str(sp.get("name", "")),
-                           start, end, attributes(sp.get("attributes")), events, line, where)
+                           start, end, attributes(sp.get("attributes")), events, line, where,
+                           str(sp.get("parentSpanId") or ""))
 
 
 def _first_line_is_json(path: Path) -> bool:
@@ -144,6 +148,7 @@ def import_otel(path: Path) -> Iterator[Session]:
         cid = s.attrs.get("gen_ai.conversation.id")
         if cid and s.trace_id not in conv_of_trace:
             conv_of_trace[s.trace_id] = str(cid)
+    agents = AgentTree(all_spans)
     spans = [s for s in all_spans if s.op in KNOWN_OPS]
     if not spans:
         raise fail(path, 0, "", "no spans with gen_ai.operation.name chat/execute_tool/"
@@ -155,36 +160,73 @@ def import_otel(path: Path) -> Iterator[Session]:
     ordered = sorted(groups.items(), key=lambda kv: min(s.start_ns for s in kv[1]))
     for key, group in ordered:
         group.sort(key=lambda s: (s.start_ns, s.end_ns))
-        yield _session(path, key, group, t0)
+        yield _session(path, key, group, t0, agents)
 
 
-def _session(path: Path, key: str, spans: list[Span], t0: int) -> Session:
+class _Found:
+    """What the spans of a session declare besides their steps."""
+
+    def __init__(self) -> None:
+        self.tool_defs: list[dict[str, Any]] = []
+        self.models: set[str] = set()
+
+
+def _feed(path: Path, b: SessionBuilder, s: Span, found: _Found) -> None:
+    try:
+        if s.op in LLM_OPS:
+            msgs = om.input_messages(s.attrs, s.events)
+            out = om.output(s.attrs, s.events)
+            b.llm(s.trace_id, s.start_ns, s.end_ns, msgs, out, _params(s.attrs),
+                  _usage(s.attrs))
+            if isinstance(s.attrs.get("gen_ai.request.model"), str):
+                found.models.add(s.attrs["gen_ai.request.model"])
+            if "gen_ai.tool.definitions" in s.attrs and not found.tool_defs:
+                found.tool_defs = _tool_defs(s.attrs["gen_ai.tool.definitions"])
+        elif s.op == "execute_tool":
+            name = s.attrs.get("gen_ai.tool.name")
+            if not isinstance(name, str) or not name:
+                raise om.MessageError("execute_tool span without gen_ai.tool.name")
+            result = s.attrs.get("gen_ai.tool.call.result", "")
+            b.tool(s.start_ns, s.end_ns, name, s.attrs.get("gen_ai.tool.call.id"),
+                   decode_arguments(s.attrs.get("gen_ai.tool.call.arguments")) or {},
+                   result if isinstance(result, str) else json.dumps(result))
+        else:
+            b.stage(s.start_ns, s.end_ns, "embed")
+    except om.MessageError as exc:
+        raise fail(path, s.line, s.where, str(exc)) from None
+
+
+def _build(path: Path, b: SessionBuilder, spans: list[Span], agents: AgentTree,
+           level: frozenset[Span | None], found: _Found) -> None:
+    """Feed ``b`` the spans of agents ``level`` and, as parallel steps, their subagents."""
+    mine = [s for s in spans if agents.owner(s) in level]
+    events: list[tuple[int, int, Span | list[Span]]] = [(s.start_ns, 0, s) for s in mine]
+    events += [(min(a.start_ns for a in c), 1, c) for c in agents.clusters(level)]
+    for _, _, event in sorted(events, key=lambda e: (e[0], e[1])):
+        if isinstance(event, Span):
+            _feed(path, b, event, found)
+            continue
+        branches = []
+        for agent in event:
+            sub = SessionBuilder()
+            _build(path, sub, spans, agents, frozenset({agent}), found)
+            turns = sub.finish()
+            steps = [st for t in turns for st in t["steps"]]
+            if not any(st["kind"] in ("llm", "parallel") for st in steps):
+                b.dropped += 1  # a subagent that made no model call: nothing to replay
+                continue
+            name = agent.attrs.get("gen_ai.agent.name")
+            branches.append({"name": str(name or agent.name), "task": turns[0]["user"],
+                             "steps": steps, **({"system": sub.system} if sub.system else {})})
+        if branches:
+            b.parallel(min(a.start_ns for a in event), max(a.end_ns for a in event), branches)
+
+
+def _session(path: Path, key: str, spans: list[Span], t0: int, agents: AgentTree) -> Session:
     b = SessionBuilder()
-    tool_defs: list[dict[str, Any]] = []
-    models: set[str] = set()
-    for s in spans:
-        try:
-            if s.op in LLM_OPS:
-                msgs = om.input_messages(s.attrs, s.events)
-                out = om.output(s.attrs, s.events)
-                b.llm(s.trace_id, s.start_ns, s.end_ns, msgs, out, _params(s.attrs),
-                      _usage(s.attrs))
-                if isinstance(s.attrs.get("gen_ai.request.model"), str):
-                    models.add(s.attrs["gen_ai.request.model"])
-                if "gen_ai.tool.definitions" in s.attrs and not tool_defs:
-                    tool_defs = _tool_defs(s.attrs["gen_ai.tool.definitions"])
-            elif s.op == "execute_tool":
-                name = s.attrs.get("gen_ai.tool.name")
-                if not isinstance(name, str) or not name:
-                    raise om.MessageError("execute_tool span without gen_ai.tool.name")
-                result = s.attrs.get("gen_ai.tool.call.result", "")
-                b.tool(s.start_ns, s.end_ns, name, s.attrs.get("gen_ai.tool.call.id"),
-                       decode_arguments(s.attrs.get("gen_ai.tool.call.arguments")) or {},
-                       result if isinstance(result, str) else json.dumps(result))
-            else:
-                b.stage(s.start_ns, s.end_ns, "embed")
-        except om.MessageError as exc:
-            raise fail(path, s.line, s.where, str(exc)) from None
+    found = _Found()
+    _build(path, b, spans, agents, agents.top_level(spans), found)
+    tool_defs, models = found.tool_defs, found.models
     if not b.finish():
         raise fail(path, spans[0].line, spans[0].where, f"session {key!r} has no chat span")
     metadata: dict[str, Any] = {"source": "otel-genai", "trace_ids": sorted(
