@@ -273,6 +273,39 @@ def test_session_header_keeps_each_replayed_session_together(
     assert all(b["body"]["user"] == b["session_id"] for b in bodies)
 
 
+def test_mlcommons_coding_fixture_carries_the_header_and_its_ceiling(
+        sim_factory: Callable[..., Any], proxies: Callable[..., Proxy], tmp_path: Path,
+        cli: Callable[..., Any]) -> None:
+    """#21 acceptance: MLCommons' coding conversations replayed with --session-header reach
+    the proxy with the header on every request (the proxy groups them by it), and the run's
+    reuse ceiling is the one `traces stats` computes for the same file."""
+    sim = sim_factory("--ttft-ms", "1", "--itl-ms", "0", "--output-tokens", "2")
+    rec = tmp_path / "rec.jsonl"
+    proxy = proxies(sim.url, rec)
+    coding = Path(__file__).resolve().parents[1] / "data" / "mlcommons_edge" / \
+        "agentic_coding_excerpt.jsonl"
+    out = tmp_path / "run"
+    res = cli("replay", str(coding), "--format", "mlcommons-agentic", "--endpoint", proxy.url,
+              "--model", "sim", "--think-time", "none", "--session-header", "X-Session-ID",
+              "--out", str(out), "--quiet")
+    assert res.returncode == 0, res.stderr
+    proxy.stop()
+    steps = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    per_session: dict[str, int] = defaultdict(int)
+    for r in steps:
+        if r.get("type") == "step" and r.get("kind") == "llm":
+            per_session[r["session_id"]] += 1
+    grouped = {s.metadata["client_session_id"]: sum(
+        1 for t in s.turns for st in t.steps if st.kind == "llm") for s in TraceFile(rec)}
+    assert grouped == dict(per_session) and sum(grouped.values()) == 71
+    stats = cli("traces", "stats", str(coding), "--json")
+    assert stats.returncode == 0, stats.stderr
+    shared = json.loads(stats.stdout)["prefix_sharing"]
+    ceiling = json.loads((out / "summary.json").read_text())["workload"]["prefix_ceiling"]
+    assert ceiling["total_chars"] == shared["total_chars"]
+    assert ceiling["ratio"] == pytest.approx(shared["ratio"], abs=1e-12)
+
+
 def test_session_header_name_is_checked_before_anything_is_sent(cli: Callable[..., Any],
                                                                 tmp_path: Path) -> None:
     trace = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
