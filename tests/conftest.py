@@ -107,3 +107,28 @@ def run_cli(*args: str, env: dict[str, str] | None = None,
 @pytest.fixture
 def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_cli
+
+
+def install_plugin(site: Path, module: str, source: str, entry_points: dict[str, str],
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Install a one-module plugin distribution into ``site`` and put it on ``sys.path``:
+    ``entry_points`` maps entry names (``importer:tiny``) to ``function`` names in it."""
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(source, encoding="utf-8")
+    dist = site / f"{module}-0.1.dist-info"
+    dist.mkdir()
+    name = module.replace("_", "-")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n",
+                                   encoding="utf-8")
+    lines = "".join(f"{entry} = {module}:{target}\n" for entry, target in entry_points.items())
+    (dist / "entry_points.txt").write_text(f"[agentic_bench.plugins]\n{lines}", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+
+
+@pytest.fixture
+def plugin_installer(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``plugin_installer(site, module, source, entry_points)``: see :func:`install_plugin`."""
+    def install(site: Path, module: str, source: str, entry_points: dict[str, str]) -> None:
+        install_plugin(site, module, source, entry_points, monkeypatch)
+
+    return install

@@ -5,6 +5,7 @@ built-in importers are registered the same way), is used by import_file, --forma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,20 +38,10 @@ def import_shadow(path):
 
 
 @pytest.fixture
-def tiny_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "tiny_trace_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    dist = site / "tiny_trace_plugin-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-trace-plugin\n"
-                                   "Version: 0.1\n", encoding="utf-8")
-    (dist / "entry_points.txt").write_text(
-        "[agentic_bench.plugins]\n"
-        "importer:tiny = tiny_trace_plugin:import_tiny\n"
-        "importer:broken = tiny_trace_plugin:import_broken\n"
-        "importer:sharegpt = tiny_trace_plugin:import_shadow\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
+def tiny_plugin(tmp_path: Path, plugin_installer: Callable[..., None]) -> Path:
+    plugin_installer(tmp_path / "site", "tiny_trace_plugin", PLUGIN, {
+        "importer:tiny": "import_tiny", "importer:broken": "import_broken",
+        "importer:sharegpt": "import_shadow"})
     trace = tmp_path / "chat.tiny"
     trace.write_text("#tiny-trace v1\nhello | and then?\nsecond session\n", encoding="utf-8")
     return trace

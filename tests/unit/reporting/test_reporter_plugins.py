@@ -4,6 +4,7 @@ one is a warning naming it and never stops the others; a plugin cannot replace a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +34,9 @@ def shadow(out_dir, summary, records):
 
 
 @pytest.fixture
-def reporter_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "tiny_reporter.py").write_text(PLUGIN, encoding="utf-8")
-    dist = site / "tiny_reporter-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-reporter\nVersion: 0.1\n",
-                                   encoding="utf-8")
-    (dist / "entry_points.txt").write_text(
-        "[agentic_bench.plugins]\nreporter:csv = tiny_reporter:write_csv\n"
-        "reporter:broken = tiny_reporter:broken\nreporter:html = tiny_reporter:shadow\n",
-        encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
+def reporter_plugin(tmp_path: Path, plugin_installer: Callable[..., None]) -> None:
+    plugin_installer(tmp_path / "site", "tiny_reporter", PLUGIN, {
+        "reporter:csv": "write_csv", "reporter:broken": "broken", "reporter:html": "shadow"})
 
 
 def _summary() -> dict[str, Any]:
