@@ -67,6 +67,37 @@ LATENCY: tuple[MetricDecl, ...] = (
     MetricDecl("session", "session", "session", "latency_ms", "ms", "lower", None, ('p50', 'p99'),
                'first step scheduled → last step done.'),
 )
+
+
+@dataclass(frozen=True)
+class FigureDecl:
+    """A run-level figure of summary.json (one number, found at ``path``)."""
+
+    label: str  # how compare titles it
+    path: tuple[str, ...]
+    unit: str
+    better: str  # "lower", "higher" or "" (no direction: the verdict)
+    description: str
+
+
+FIGURES: tuple[FigureDecl, ...] = (
+    FigureDecl("requests/s", ("throughput", "requests_per_s"), "1/s", "higher",
+               "successful requests / run duration"),
+    FigureDecl("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher",
+               "output tokens of successful requests / run duration"),
+    FigureDecl("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher",
+               "sessions completed without error / run duration"),
+    FigureDecl("goodput", ("goodput", "sessions_per_s"), "sess/s", "higher",
+               "sessions per second that met every SLO"),
+    FigureDecl("interactivity", ("interactivity", "e2e_avg_interactivity"), "tok/s", "higher",
+               "MLCommons endpoints' e2e_avg_interactivity"),
+    FigureDecl("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "", "higher",
+               "cached / prompt tokens, as the server reports them"),
+    FigureDecl("errors", ("counts", "errors"), "", "lower", "failed requests and stages"),
+    FigureDecl("accuracy", ("accuracy", "headline"), "", "higher",
+               "the benchmark's headline accuracy"),
+    FigureDecl("result", ("result",), "", "", "VALID or INVALID"),
+)
 BY_NAME = {decl.name: decl for decl in LATENCY}
 SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)
 
@@ -93,14 +124,24 @@ def markdown_table() -> str:
 START, END = "<!-- metrics-table:start -->", "<!-- metrics-table:end -->"
 
 
+def figures_table() -> str:
+    """The run-level figures `compare` shows (the second generated table of docs/metrics.md)."""
+    rows = ["| figure | summary.json path | unit | better | meaning |", "|---|---|---|---|---|"]
+    rows += [f"| {f.label} | `{'.'.join(f.path)}` | {f.unit or '-'} | {f.better or '-'} | "
+             f"{f.description} |" for f in FIGURES]
+    return "\n".join(rows)
+
+
 def render_doc(text: str) -> str:
     """``text`` (docs/metrics.md) with the generated table between its markers."""
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)
-    return f"{head}{START}\n{markdown_table()}\n{END}{tail}"
+    return (f"{head}{START}\n{markdown_table()}\n\nRun-level figures (also compared by "
+            f"`agentic-bench compare`):\n\n{figures_table()}\n{END}{tail}")
 
 
-__all__ = ["BY_NAME", "LATENCY", "SLO_KEYS", "STATS", "MetricDecl", "latency_block",
+__all__ = ["BY_NAME", "FIGURES", "LATENCY", "SLO_KEYS", "STATS", "FigureDecl", "MetricDecl",
+           "figures_table", "latency_block",
            "markdown_table", "render_doc"]
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.metrics.declarations import LATENCY
+from agentic_bench.metrics.declarations import FIGURES, LATENCY
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
@@ -25,19 +25,10 @@ class Metric:
     better: str = ""  # "lower", "higher" or "" (no direction, e.g. the result)
 
 
-METRICS: tuple[Metric, ...] = (
-    # the latency rows come from the declarations (metrics/declarations.py)
+METRICS: tuple[Metric, ...] = (  # every row comes from metrics/declarations.py
     *(Metric(f"{d.label} {stat}", ("latency_ms", d.name, stat), d.unit, d.better)
       for d in LATENCY for stat in d.compare),
-    Metric("requests/s", ("throughput", "requests_per_s"), "1/s", "higher"),
-    Metric("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher"),
-    Metric("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher"),
-    Metric("goodput", ("goodput", "sessions_per_s"), "sess/s", "higher"),
-    Metric("interactivity", ("interactivity", "e2e_avg_interactivity"), "tok/s", "higher"),
-    Metric("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "", "higher"),
-    Metric("errors", ("counts", "errors"), "", "lower"),
-    Metric("accuracy", ("accuracy", "headline"), "", "higher"),
-    Metric("result", ("result",), "", ""),
+    *(Metric(f.label, f.path, f.unit, f.better) for f in FIGURES),
 )
 CDF_METRICS = (("ttft", "TTFT"), ("tpot", "TPOT"), ("turn", "turn latency"))
 

@@ -44,6 +44,11 @@ def test_slo_keys_and_compare_rows_come_from_the_declarations() -> None:
     assert [(m.path[1], m.path[2]) for m in rows] == \
         [(d.name, stat) for d in LATENCY for stat in d.compare]
     assert all(m.better == "lower" and m.unit == "ms" for m in rows)
+    from agentic_bench.metrics.declarations import FIGURES
+
+    others = [m for m in METRICS if m.path[0] != "latency_ms"]
+    assert [(m.label, m.path, m.unit, m.better) for m in others] == \
+        [(f.label, f.path, f.unit, f.better) for f in FIGURES]  # every row is declared
 
 
 def test_the_progress_line_uses_the_summary_percentiles() -> None:
