@@ -108,7 +108,7 @@ def load_frames_tsv(path: str | Path) -> list[Question]:
             answer="nan" if answer is None else answer,  # str(float('nan')), as QSL passes it
             type=(values[types_at] or "") if types_at is not None else "",
             supporting_titles=tuple(dict.fromkeys(title_from_url(u) for u in urls)),
-            extra={"expected_urls": urls, "links": urls},
+            extra={"expected_urls": urls},
         ))
     if not questions:
         raise CorpusError(f"{source}: no question rows after the header")

@@ -134,6 +134,7 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     from agentic_bench.tasks.rag_e2e.index_cache import (
         build_or_load,
         default_cache_dir,
+        index_metric,
         make_embedder,
         select,
     )
@@ -159,7 +160,7 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
             chosen = select(quick=quick, limit=limit)
         with embedding_progress(f"embedding ({embedder})", enabled=not quiet) as progress:
             chunk_index, stats = build_or_load(chosen.corpus, model, kind, directory, progress,
-                                               metric="l2" if corpus else "inner_product")
+                                               metric=index_metric(bool(corpus)))
         wall = time.perf_counter() - started
         manifest = on_index(chunk_index, model) if on_index is not None else None
     except (CorpusError, EmbedderUnavailableError) as exc:

@@ -37,6 +37,7 @@ from agentic_bench.endpoint.sim_http import HttpConnection, Request
 
 if TYPE_CHECKING:
     from agentic_bench.endpoint.oracle import OracleAnswer, ReplayOracle
+    from agentic_bench.trace.stats import PrefixCounter
 
 
 @dataclass
@@ -101,7 +102,11 @@ class SimServer:
             from agentic_bench.endpoint.oracle import ReplayOracle
 
             self.oracle = ReplayOracle.from_file(config.replay_trace)
-        self.prefix_seen: set[int] = set()  # block-prefix hashes (the prefix-cache model)
+        self.prefix_cache: PrefixCounter | None = None  # the prefix-cache model's memory
+        if config.prefix_cache:
+            from agentic_bench.trace.stats import PrefixCounter
+
+            self.prefix_cache = PrefixCounter()
         self.fixed_reply: OracleAnswer | None = None
         if config.reply is not None:
             from agentic_bench.endpoint.oracle import script
@@ -115,19 +120,14 @@ class SimServer:
         trace's prefix ceiling, so a single-stream replay's hit rate equals the ceiling."""
         from agentic_bench.trace.stats import DEFAULT_BLOCK_CHARS, render_request
 
+        assert self.prefix_cache is not None
         messages = body.get("messages")
         text = render_request(body.get("tools") or [],
                               messages if isinstance(messages, list) else [])
-        h, hit, cached = 0, True, 0
-        for i in range(0, len(text), DEFAULT_BLOCK_CHARS):
-            block = text[i:i + DEFAULT_BLOCK_CHARS]
-            h = hash((h, block))
-            if hit and h in self.prefix_seen:
-                cached += len(block)
-            else:
-                hit = False
-                self.prefix_seen.add(h)
-        return len(text), cached
+        before = self.prefix_cache.shared
+        self.prefix_cache.add((text[i:i + DEFAULT_BLOCK_CHARS]
+                               for i in range(0, len(text), DEFAULT_BLOCK_CHARS)), len)
+        return len(text), self.prefix_cache.shared - before
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self.loop = asyncio.get_running_loop()

@@ -100,30 +100,33 @@ def branch_session(session: Session, branch: Branch) -> Session:
         "turns": [Turn(user=branch.task, steps=branch.steps)]})
 
 
-def walk_steps(session: Session) -> Iterator[tuple[int, Session, int, Step]]:
-    """Every step a recorded-history replay runs, as ``(turn, view, index, step)``: ``view`` is
-    the session whose turn ``turn`` (or, inside a fan-out branch, whose only turn) holds the
-    step at ``index`` — what :func:`messages_before` needs. Branches come in order, depth first
-    (a replay runs them at once); the parallel steps themselves are not yielded."""
+WalkedStep = tuple[int, Session, int, int, Step]
+
+
+def walk_steps(session: Session) -> Iterator[WalkedStep]:
+    """Every step a recorded-history replay runs, as ``(turn, view, view_turn, index, step)``:
+    the step is ``view.turns[view_turn].steps[index]`` — the session itself, or inside a
+    fan-out branch the branch as a session of its own (turn 0) — which is what
+    :func:`messages_before` takes; ``turn`` is the session's turn it belongs to. Branches come
+    in order, depth first (a replay runs them at once); parallel steps are not yielded."""
     for ti, turn in enumerate(session.turns):
-        yield from _walk(ti, session, turn.steps)
+        yield from _walk(ti, session, ti, turn.steps)
 
 
-def _walk(ti: int, view: Session, steps: list[Step]) -> Iterator[tuple[int, Session, int, Step]]:
+def _walk(ti: int, view: Session, vti: int, steps: list[Step]) -> Iterator[WalkedStep]:
     for si, step in enumerate(steps):
         if isinstance(step, ParallelStep):
             for branch in step.branches:
                 sub = branch_session(view, branch)
-                yield from ((ti, v, i, s) for _, v, i, s in _walk(0, sub, branch.steps))
+                yield from _walk(ti, sub, 0, branch.steps)
         else:
-            yield ti, view, si, step
+            yield ti, view, vti, si, step
 
 
 def llm_requests(session: Session) -> Iterator[tuple[int, LlmStep, list[dict[str, Any]]]]:
     """``(turn, step, history)`` of every LLM call a recorded-history replay sends."""
-    for ti, view, si, step in walk_steps(session):
+    for ti, view, vti, si, step in walk_steps(session):
         if isinstance(step, LlmStep):
-            vti = ti if view is session else 0
             yield ti, step, messages_before(view, vti, si)
 
 

@@ -142,12 +142,12 @@ def trace_stats(sessions: Iterable[Session], block_chars: int = DEFAULT_BLOCK_CH
             offsets.append(s.start_offset_s)
         calls = 0
         think += [turn.think_time_s for turn in s.turns[1:]]
-        for ti, view, si, step in walk_steps(s):  # fan-out branches' steps included
+        for _, view, vti, si, step in walk_steps(s):  # fan-out branches' steps included
             if step.kind == "tool":
                 tool_ms.append(step.duration_ms)
             if not isinstance(step, LlmStep):
                 continue
-            text = render_request(s.tools, messages_before(view, ti if view is s else 0, si))
+            text = render_request(s.tools, messages_before(view, vti, si))
             prefix.add((text[i:i + block_chars] for i in range(0, len(text), block_chars)),
                        len)
             usage = step.usage

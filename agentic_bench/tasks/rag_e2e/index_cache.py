@@ -133,6 +133,11 @@ def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
                                        query_prefix=query, passage_prefix=passage, bf16=bf16)
 
 
+def index_metric(reference_corpus: bool) -> str:
+    """MLPerf's corpus is indexed as the reference indexes it: FAISS HNSW with its L2 metric."""
+    return "l2" if reference_corpus else "inner_product"
+
+
 def index_params(kind: str, metric: str = "inner_product") -> dict[str, Any]:
     """The index settings; ``metric="l2"`` (HNSW only) is the reference's FAISS index exactly
     (``IndexHNSWFlat(dim, 32)``: L2, ``retrieve/vectordb.py`` 264) — same ranking as inner

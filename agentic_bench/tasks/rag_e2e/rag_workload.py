@@ -15,6 +15,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     Selection,
     build_or_load,
     default_cache_dir,
+    index_metric,
     make_embedder,
     select,
 )
@@ -158,8 +159,7 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
                              cache_dir=Path(args.cache_dir) if args.cache_dir else None)
     reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    # MLPerf's corpus is indexed as the reference indexes it: FAISS HNSW with its L2 metric
-    metric = "l2" if getattr(args, "corpus", None) else "inner_product"
+    metric = index_metric(bool(getattr(args, "corpus", None)))
     with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:
         index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
                                      bm25=args.bm25, metric=metric)

@@ -23,8 +23,8 @@ DOCS = ["Bees make honey in hives during the summer.",
 def _loop_scores(model_dir: Path, query: str, docs: list[str]) -> list[float]:
     from transformers import AutoModel, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    model = AutoModel.from_pretrained(str(model_dir)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
     with torch.no_grad():
         q = tokenizer(query, return_tensors="pt", truncation=True, max_length=32)
         q_tokens = model(**q).last_hidden_state[0]  # unpadded: the same real tokens
