@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         Workload,
     )
     from agentic_bench.errors import ConfigError
+    from agentic_bench.option_schema import OptionsModel, option
     from agentic_bench.run_options import ReplayOptions
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.lazy_method import lazy
@@ -53,6 +54,7 @@ __all__ = [
     "ConfigError",
     "ExecContext",
     "FakeTransport",
+    "OptionsModel",
     "PluginRef",
     "References",
     "ReplayOptions",
@@ -73,6 +75,8 @@ __all__ = [
     "load_plugin",
     "make_chat_client",
     "make_session",
+    "option",
+    "parse_task_options",
     "redact_url",
     "run_offline",
     "sample_accuracy",
@@ -99,6 +103,8 @@ _LAZY = {
     "make_chat_client": "agentic_bench.transport.choose",  # a plugin's own second endpoint
     "redact_url": "agentic_bench.transport.url",  # a URL safe to write into a summary
     "lazy": "agentic_bench.tasks.lazy_method",  # a task method imported on first call
+    "OptionsModel": "agentic_bench.option_schema",  # a task's options, declared
+    "option": "agentic_bench.option_schema",
 }
 
 GROUP = "agentic_bench.plugins"
@@ -131,6 +137,7 @@ from agentic_bench.tasks.registry import (  # noqa: E402 - re-exported public AP
     PluginRef,
     discover_plugins,
     load_plugin,
+    parse_task_options,  # the validated options of `agentic-bench run TASK ARGV`
     split_name,
 )
 

@@ -13,7 +13,7 @@ import platform
 import signal
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -93,7 +93,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     out = config.out or default_out(workload.name)
     api_key = os.environ.get(config.api_key_env) or None
     slos = {**workload.default_slos, **config.slos}
-    config.options.overrides = {**workload.default_overrides, **config.options.overrides}
+    # the run's own copies: the caller's config is never changed (a sweep reuses it)
+    config = replace(config, options=replace(
+        config.options, overrides={**workload.default_overrides, **config.options.overrides}))
     spec = config.load.check() if config.loadgen is None else config.load
     claim_out(out, resume=config.resume, overwrite=config.overwrite)
     streams = max(1, spec.concurrency or 1)
@@ -103,11 +105,12 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log") as endpoint:
-        config.options.model = endpoint.model
+        config = replace(config, options=replace(config.options, model=endpoint.model))
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}
         resumed = (prepare_resume(out, config.public(), identity,
-                                  retry_errors=config.retry_errors) if config.resume
+                                  retry_errors=config.retry_errors,
+                                  options=config.identity) if config.resume
                    else ResumeState())
         out.mkdir(parents=True, exist_ok=True)
         writer = RecordWriter(out / "records.jsonl").open()
@@ -132,7 +135,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         t0 = perf_counter_ns()
         sink({"type": "run", "record_version": RECORD_VERSION, "benchmark": workload.name,
               "started_at": started,
-              "config": config.public(), "workload": identity,
+              "config": config.public(), "options": config.options_shown,
+              "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})
         cpu0 = time.process_time()

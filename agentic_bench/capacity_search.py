@@ -20,7 +20,6 @@ The decision logic (:func:`bisect_capacity`) is pure, tested on its own.
 
 from __future__ import annotations
 
-import copy
 import json
 import statistics
 from collections.abc import Callable
@@ -133,8 +132,7 @@ def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
             if spec.key == "rate" and load.scenario != "server":
                 load = replace(load, scenario="server")
             name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
-            cfg = replace(config, load=load, out=base / name,
-                          options=copy.deepcopy(config.options))
+            cfg = replace(config, load=load, out=base / name)
             summary = run_workload(workload, cfg)
             fraction = goodput_fraction(summary)
             fractions.append(fraction)

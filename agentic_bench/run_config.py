@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agentic_bench.loadgen.options import LoadgenOptions
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunConfig:
     endpoint: str = "embedded"
     model: str | None = None
@@ -36,6 +36,10 @@ class RunConfig:
     workers_per_node: int | None = None
     loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
     transport: str | None = None  # --transport raw|aiohttp (None: env variable, then raw)
+    # the validated options as the schema shows them (URLs redacted; the run record's
+    # ``options``) and the part of them that identifies the run (``--resume`` compares it)
+    options_shown: dict[str, Any] = field(default_factory=dict)
+    identity: dict[str, Any] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""

@@ -45,7 +45,7 @@ class ThinkPolicy:
         return "none" if self.factor == 0.0 else f"scaled:{self.factor:g}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReplayOptions:
     model: str
     history: str = "recorded"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -25,8 +24,7 @@ def run_sweep(workload: Workload, config: RunConfig, key: str,
                 else replace(config.load, rate=value))
         if key == "rate" and load.scenario != "server":
             load = replace(load, scenario="server")
-        cfg = replace(config, load=load, out=base / f"{key}-{value:g}",
-                      options=copy.deepcopy(config.options))
+        cfg = replace(config, load=load, out=base / f"{key}-{value:g}")
         summary = run_workload(workload, cfg)
         points.append(sweep_point(key, value, summary))
         if not config.quiet:

@@ -3,8 +3,9 @@
 ``check`` validates a run configuration file without running anything (exit 0, or 2 with the
 file, the key's line and what was expected). ``show`` prints the effective options of a run —
 defaults, preset, file and command line merged — as a config file that ``run --config`` takes
-back unchanged; URLs with credentials are redacted, API keys never appear (only the names of the
-variables that hold them). See :mod:`agentic_bench.config_file`.
+back unchanged (``config show replay TRACE [OPTIONS]`` for ``replay --config``; such a file
+says ``benchmark: replay``); URLs with credentials are redacted, API keys never appear (only the
+names of the variables that hold them). See :mod:`agentic_bench.config_file`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c = config_sub.add_parser("check", help="validate FILE without running (exit 0 or 2)")
     c.add_argument("file", metavar="FILE", help="YAML or JSON run configuration")
     c.add_argument("--benchmark", metavar="NAME",
-                   help="the benchmark it configures (default: the file's 'benchmark' key)")
+                   help="the benchmark it configures, or 'replay' (default: the file's "
+                   "'benchmark' key)")
     c.set_defaults(func=check_main)
     s = config_sub.add_parser("show", add_help=False,
                               help="print the effective options of `run BENCHMARK [OPTIONS]`")
@@ -36,48 +38,48 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def check_main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.run_cmd import parse_task_args
     from agentic_bench.config_file import check_benchmark, read_config
-    from agentic_bench.tasks.registry import load_task
 
     config = read_config(args.file)
     name = check_benchmark(config, args.benchmark)
-    parsed = parse_task_args(load_task(name), ["--config", str(args.file)])
-    print(f"{args.file}: ok — {len(config.entries)} options for `run {name}`"
+    parsed = parse_for(name, ["--config", str(args.file)])
+    print(f"{args.file}: ok — {len(config.entries)} options for `{_command(name)}`"
           + (" (--mlperf preset applied where the file is silent)"
              if getattr(parsed, "mlperf", False) else ""))
     return 0
 
 
-def effective_options(parsed: argparse.Namespace, benchmark: str) -> dict[str, Any]:
-    """The options as a config mapping: ``None`` left out, paths as text, URLs redacted."""
-    from pathlib import Path
+def parse_for(name: str, argv: list[str]) -> Any:
+    """The validated options of ``run NAME ARGV`` (or of ``replay ARGV`` for ``replay``)."""
+    if name == "replay":
+        from agentic_bench.cli.replay_cmd import parse_replay_args
 
-    from agentic_bench.transport.url import redact_url
+        return parse_replay_args(argv)
+    from agentic_bench.cli.run_cmd import parse_task_args
+    from agentic_bench.tasks.registry import load_task
 
-    out: dict[str, Any] = {"benchmark": benchmark}
-    for key, value in sorted(vars(parsed).items()):
-        if value is None or key in ("config", "func", "help_requested"):
-            continue
-        if isinstance(value, Path):
-            value = str(value)
-        if isinstance(value, str) and ("endpoint" in key or key.endswith("url")) and \
-                "://" in value:
-            value = redact_url(value)
-        out[key] = value
-    return out
+    return parse_task_args(load_task(name), argv)
+
+
+def _command(name: str) -> str:
+    return "replay" if name == "replay" else f"run {name}"
+
+
+def effective_options(parsed: Any, benchmark: str) -> dict[str, Any]:
+    """The options as a config mapping, from their schema: unset (``None``) options left out,
+    paths as text, URLs redacted; API keys appear only as the names of their variables."""
+    from agentic_bench.option_schema import public_options
+
+    return {"benchmark": benchmark, **public_options(parsed, exclude_none=True)}
 
 
 def show_main(args: argparse.Namespace) -> int:
     import yaml
 
-    from agentic_bench.cli.run_cmd import parse_task_args
-    from agentic_bench.tasks.registry import load_task
-
     if args.benchmark in ("-h", "--help"):
-        print("usage: agentic-bench config show BENCHMARK [--config FILE] [OPTIONS...]")
+        print("usage: agentic-bench config show BENCHMARK|replay [--config FILE] [OPTIONS...]")
         return 0
-    parsed = parse_task_args(load_task(args.benchmark), list(args.rest))
+    parsed = parse_for(args.benchmark, list(args.rest))
     print(yaml.safe_dump(effective_options(parsed, args.benchmark), sort_keys=False,
                          default_flow_style=False), end="")
     return 0

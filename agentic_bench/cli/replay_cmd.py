@@ -3,44 +3,52 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from agentic_bench.cli.options import add_common_options, execute, run_config
-
-
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "replay", help="replay a recorded trace (JSONL) under a load scenario",
-        description="Replay a trace (one session per line) against an OpenAI-compatible endpoint "
-        "and write records.jsonl, summary.json and summary.txt. The trace is validated first; "
-        "nothing is sent when it has a problem.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="""examples:
+DESCRIPTION = ("Replay a trace (one session per line) against an OpenAI-compatible endpoint "
+               "and write records.jsonl, summary.json and summary.txt. The trace is validated "
+               "first; nothing is sent when it has a problem.")
+EPILOG = """examples:
   agentic-bench replay traces/sample.jsonl --endpoint http://127.0.0.1:8000/v1
   agentic-bench replay TRACE --endpoint URL --scenario server --rate 4 --duration 60 \\
       --slo ttft_p99_ms=2000,tpot_p99_ms=200
   agentic-bench replay TRACE --endpoint URL --scenario concurrency --concurrency 16
   agentic-bench replay TRACE --endpoint URL --sweep concurrency=1,4,16
   agentic-bench replay rec.jsonl --format auto --endpoint URL    # a foreign format
-  agentic-bench replay TRACE --resume results/replay-20261203-101500   # after Ctrl-C""")
-    p.add_argument("trace", type=Path, help="trace file (JSONL, see docs/trace-format.md)")
-    p.add_argument("--format", default="native", metavar="FORMAT",
-                   help="native (default), auto, mlcommons-agentic, mooncake, otel-genai, "
-                   "sglang-agentic, sharegpt — foreign formats are imported on the fly "
-                   "(docs/importers.md)")
-    add_common_options(p)
+  agentic-bench replay --config replay.yaml                      # options from a file
+  agentic-bench replay TRACE --resume results/replay-20261203-101500   # after Ctrl-C"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    # the options are parsed by their schema when the command runs (run_schema imports
+    # pydantic, which `agentic-bench --help` must not); no prefix characters here, so every
+    # word after `replay`, options and --help included, reaches that parser in order
+    p = sub.add_parser("replay", help="replay a recorded trace (JSONL) under a load scenario",
+                       description=DESCRIPTION, add_help=False, prefix_chars="\x00")
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="TRACE [OPTIONS]")
     p.set_defaults(func=main)
 
 
+def parse_replay_args(argv: list[str]) -> Any:
+    """``replay``'s validated, frozen options (:class:`~agentic_bench.run_schema.\
+ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included."""
+    from agentic_bench.option_parser import parse_options
+    from agentic_bench.run_schema import ReplayCommandOptions
+
+    return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",
+                         description=DESCRIPTION, epilog=EPILOG, benchmark="replay")
+
+
 def main(args: argparse.Namespace) -> int:
+    from agentic_bench.cli.options import execute, run_config
     from agentic_bench.tasks.trace_replay import trace_workload
 
-    config = run_config(args)
-    workload = trace_workload(args.trace, fmt=args.format)
+    options = parse_replay_args(list(args.rest))
+    config = run_config(options)
+    workload = trace_workload(options.trace, fmt=options.format)
     if config.options.history == "live":
         _refuse_live_fanout(workload.source)
-    return execute(workload, config, args)
+    return execute(workload, config, options)
 
 
 def _refuse_live_fanout(source: Any) -> None:

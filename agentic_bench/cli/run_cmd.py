@@ -36,51 +36,27 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
     return "\n".join(lines)
 
 
-def parse_task_args(task: Any, argv: list[str]) -> argparse.Namespace:
-    """A benchmark's options from ``argv``, merged lowest first: the defaults, a preset the
-    task offers (``preset_defaults(args)``: rag-e2e's ``--mlperf``), a ``--config FILE`` (checked
-    strictly: :mod:`agentic_bench.config_file`), the command line."""
-    from agentic_bench.cli.options import add_common_options
-    from agentic_bench.config_file import check_benchmark, config_defaults, read_config
+def parse_task_args(task: Any, argv: list[str]) -> Any:
+    """A benchmark's validated, frozen options from ``argv`` (defaults < preset < ``--config
+    FILE`` < command line): :func:`agentic_bench.tasks.registry.parse_task_options`."""
+    from agentic_bench.tasks.registry import parse_task_options
 
-    parser = argparse.ArgumentParser(prog=f"agentic-bench run {task.name}",
-                                     description=task.summary)
-    task.add_arguments(parser)
-    add_common_options(parser, scenario=task.default_scenario)
-    parser.add_argument_group("configuration file").add_argument(
-        "--config", metavar="FILE", help="options from a YAML or JSON file (keys: these "
-        "options, e.g. max-rounds: 2; `agentic-bench config check FILE` validates one); the "
-        "command line wins over the file, the file over a preset")
-    parsed = parser.parse_args(argv)
-    from_file: dict[str, Any] = {}
-    if parsed.config:
-        config = read_config(parsed.config)
-        check_benchmark(config, task.name)
-        from_file = config_defaults(parser, config)
-        parser.set_defaults(**from_file)
-        parsed = parser.parse_args(argv)
-    preset = getattr(task, "preset_defaults", None)
-    defaults = {k: v for k, v in (preset(parsed) if preset is not None else {}).items()
-                if k not in from_file}
-    if defaults:
-        parser.set_defaults(**defaults)
-        parsed = parser.parse_args(argv)
-    return parsed
+    return parse_task_options(task, argv)
 
 
 def main(args: argparse.Namespace) -> int:
     from agentic_bench.cli.options import execute, run_config
 
-    rest = list(args.rest)
+    rest, benchmark = list(args.rest), args.benchmark
     if args.run_config_file:  # `run --config FILE [BENCHMARK] [OPTIONS]`
         from agentic_bench.config_file import check_benchmark, read_config
 
-        args.benchmark = check_benchmark(read_config(args.run_config_file), args.benchmark)
+        benchmark = check_benchmark(read_config(args.run_config_file), benchmark)
         rest = ["--config", args.run_config_file, *rest]
-    if args.help_requested or not args.benchmark:
+    if args.help_requested or not benchmark:
         print(_usage(discover()))
         return 0 if args.help_requested else 2
-    task = load_task(args.benchmark)
+    task = load_task(benchmark)
     task_args = parse_task_args(task, rest)
     config = run_config(task_args)
     workload = task.workload(task_args)

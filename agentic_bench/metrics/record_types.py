@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: run records carry ``options`` (the validated run options)
 NS_PER_MS = 1_000_000
 
 # record type → required fields (with what they mean); times are ns since the run's start
@@ -74,9 +74,20 @@ def session_record(*, session_id: str, source_session: str, session_index: int, 
             "wall_time": time.time(), **extra}
 
 
+# fields declared from a record version on: (type, field) → (version, meaning)
+SINCE: dict[tuple[str, str], tuple[int, str]] = {
+    ("run", "options"): (2, "every run option as validated by the options schema "
+                            "(agentic_bench/run_schema.py), URLs redacted"),
+}
+
+
 def missing_fields(record: dict[str, Any]) -> list[str]:
-    """The declared fields ``record`` lacks (an unknown type has none declared)."""
-    return [f for f in FIELDS.get(str(record.get("type")), {}) if f not in record]
+    """The declared fields ``record`` lacks (an unknown type has none declared); a run record
+    of an older version is not asked for the fields declared since."""
+    kind = str(record.get("type"))
+    version = int(record.get("record_version", 1)) if kind == "run" else RECORD_VERSION
+    since = [f for (t, f), (v, _) in SINCE.items() if t == kind and version >= v]
+    return [f for f in [*FIELDS.get(kind, {}), *since] if f not in record]
 
 
 def check_version(records: Iterable[dict[str, Any]]) -> int:
@@ -92,5 +103,5 @@ def check_version(records: Iterable[dict[str, Any]]) -> int:
     return 1
 
 
-__all__ = ["FIELDS", "RECORD_VERSION", "check_version", "missing_fields", "session_record",
+__all__ = ["FIELDS", "RECORD_VERSION", "SINCE", "check_version", "missing_fields", "session_record",
            "turn_record"]

@@ -32,10 +32,14 @@ class ResumeState:
 
 def prepare_resume(out: Path, config: dict[str, Any],
                    workload: dict[str, Any] | None = None, *,
-                   retry_errors: bool = False) -> ResumeState:
-    """``workload`` is the benchmark's name and options (``run`` record ``workload``): a run
-    resumed with other task options (another tool mode, sample count, ...) is refused too.
-    ``retry_errors``: sessions that ended in ``error`` run again (their records set aside)."""
+                   retry_errors: bool = False,
+                   options: dict[str, Any] | None = None) -> ResumeState:
+    """``workload`` is the benchmark's name and what identifies its sessions (``run`` record
+    ``workload``): a run resumed with other task options (another tool mode, sample count, ...)
+    is refused too. ``options``: the identity the options schema declares (every option marked
+    ``identity``); a run record that keeps its ``options`` is compared on exactly those, an
+    older one on :data:`COMPARED` of its ``config``. ``retry_errors``: sessions that ended in
+    ``error`` run again (their records set aside)."""
     path = out / "records.jsonl"
     if not path.exists():
         hint = (" (records.jsonl.gz is an archived copy: gunzip it to continue the run)"
@@ -49,15 +53,10 @@ def prepare_resume(out: Path, config: dict[str, Any],
         check_version([first])
     except ValueError as exc:
         raise ConfigError(f"--resume {out}: {exc}") from None
-    old = first.get("config", {})
-    for key in COMPARED:
-        a, b = old.get(key), config.get(key)
-        if key == "load" and isinstance(a, dict) and isinstance(b, dict):
-            a = {k: v for k, v in a.items() if k != "grace_s"}
-            b = {k: v for k, v in b.items() if k != "grace_s"}
-        if a != b:
-            raise ConfigError(f"--resume {out}: option {key!r} differs from the interrupted run "
-                              f"({a!r} then, {b!r} now); resume with the same options")
+    if options and isinstance(first.get("options"), dict):
+        _compare_options(out, first["options"], options)
+    else:
+        _compare_config(out, first.get("config", {}), config)
     then = first.get("workload")
     now = json.loads(json.dumps(workload, default=str)) if workload is not None else None
     if then is not None and now is not None and then != now:
@@ -82,3 +81,25 @@ def prepare_resume(out: Path, config: dict[str, Any],
         previous_duration_s=sum(r.get("duration_s", 0.0) for r in keep
                                 if r.get("type") == "segment"),
         truncated_lines=read.truncated_lines)
+
+
+def _compare_options(out: Path, then: dict[str, Any], now: dict[str, Any]) -> None:
+    """This run's identity options against the run record's (an option the old run lacks, one
+    added since, is not compared)."""
+    changed = [f"--{key.replace('_', '-')}: {then[key]!r} then, {value!r} now"
+               for key, value in sorted(now.items()) if key in then and then[key] != value]
+    if changed:
+        raise ConfigError(f"--resume {out}: what differs from the interrupted run: "
+                          f"{'; '.join(changed)}; resume with the same options")
+
+
+def _compare_config(out: Path, old: dict[str, Any], config: dict[str, Any]) -> None:
+    """A run record without ``options`` (written before the options schema): its ``config``."""
+    for key in COMPARED:
+        a, b = old.get(key), config.get(key)
+        if key == "load" and isinstance(a, dict) and isinstance(b, dict):
+            a = {k: v for k, v in a.items() if k != "grace_s"}
+            b = {k: v for k, v in b.items() if k != "grace_s"}
+        if a != b:
+            raise ConfigError(f"--resume {out}: option {key!r} differs from the interrupted run "
+                              f"({a!r} then, {b!r} now); resume with the same options")

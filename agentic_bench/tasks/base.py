@@ -1,23 +1,30 @@
 """The public task interface: what a benchmark (built-in or plugin) provides.
 
-A task is an object with a ``name``, a one-line ``summary``, ``add_arguments(parser)`` for
-its own options, and ``workload(args) -> Workload`` which loads its sessions and returns the
-executor and scorer the harness runs. Optionally, for ``agentic-bench report DIR``:
-``rescore(records, previous_accuracy)`` recomputes the accuracy block from the records and
-``write_artifacts(out, summary, records)`` writes the benchmark's own files again; declare
-them with :func:`agentic_bench.tasks.lazy_method.lazy` so the heavy module loads only when
-called. Optionally ``preset_defaults(args) -> dict`` names option defaults that a preset flag
-(rag-e2e's ``--mlperf``) sets; ``agentic-bench run`` parses again with them, so options given on
-the command line still win. Register it in the ``agentic_bench.plugins`` entry-point group
+A task is an object with a ``name``, a one-line ``summary``, a ``default_scenario``, ``options``
+(an :class:`~agentic_bench.option_schema.OptionsModel` declaring its own options: flags,
+``--help``, configuration-file keys, resume identity and the ``run`` record all come from it)
+and ``workload(options) -> Workload``, which loads its sessions and returns the executor and
+scorer the harness runs. ``workload`` receives the validated, frozen options — the task's own
+and the common run options (``endpoint``, ``scenario``, ``out``, ...) — as attributes.
+
+Optionally, for ``agentic-bench report DIR``: ``rescore(records, previous_accuracy)`` recomputes
+the accuracy block from the records and ``write_artifacts(out, summary, records)`` writes the
+benchmark's own files again; declare them with :func:`agentic_bench.tasks.lazy_method.lazy` so
+the heavy module loads only when called. Optionally ``preset_defaults(options) -> dict`` names
+option defaults that a preset option (rag-e2e's ``--mlperf``) sets; options given on the command
+line or in a file still win. Register it in the ``agentic_bench.plugins`` entry-point group
 (built-ins do the same, in this project's pyproject.toml).
+
+A task written before option models (``add_arguments(parser)`` instead of ``options``) still
+runs: :func:`agentic_bench.tasks.registry.task_options` derives a model from its parser.
 """
 
 from __future__ import annotations
 
-import argparse
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agentic_bench.contracts import Workload
+from agentic_bench.option_schema import OptionsModel
 
 
 @runtime_checkable
@@ -25,8 +32,6 @@ class Task(Protocol):
     name: str
     summary: str
     default_scenario: str
+    options: type[OptionsModel]
 
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
-
-    def workload(self, args: argparse.Namespace) -> Workload: ...
-
+    def workload(self, args: Any) -> Workload: ...

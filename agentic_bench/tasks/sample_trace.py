@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Any, ClassVar
 
 from agentic_bench.contracts import Workload
+from agentic_bench.option_schema import OptionsModel, option
 
 SAMPLE = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
+
+
+class SampleOptions(OptionsModel):
+    option_group: ClassVar[str] = "sample"
+
+    trace: Path = option(SAMPLE, help=f"trace to replay (default {SAMPLE.name})")
 
 
 class SampleTraceTask:
@@ -15,11 +22,9 @@ class SampleTraceTask:
     summary = "replay traces/sample.jsonl (multi-turn tool use and a retrieval step)"
     default_scenario = "single-stream"
 
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--trace", type=Path, default=SAMPLE,
-                            help=f"trace to replay (default {SAMPLE.name})")
+    options = SampleOptions
 
-    def workload(self, args: argparse.Namespace) -> Workload:
+    def workload(self, args: Any) -> Workload:
         from agentic_bench.tasks.trace_replay import trace_workload
 
         return trace_workload(args.trace, name=self.name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from agentic_bench.contracts import SessionSource, Workload
@@ -11,6 +10,7 @@ from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_ses
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
 from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
 from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
+from agentic_bench.tasks.agentic_edge.options import QUICK_PERF_SESSIONS
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
@@ -22,7 +22,7 @@ def _wrap(session_id: str, category: str, turns: int, text: str) -> Session:
                    turns=[Turn(user=text) for _ in range(max(1, turns))])
 
 
-def _accuracy_sessions(args: argparse.Namespace, items: EdgeItems, info: dict[str, Any],
+def _accuracy_sessions(args: Any, items: EdgeItems, info: dict[str, Any],
                        planned: dict[str, str]) -> list[Session]:
     from agentic_bench.tasks.agentic_edge.multi_turn import MULTI_TURN_SUBSETS, load_multi_turn
     from agentic_bench.tasks.agentic_edge.sampling import sample_single_turn
@@ -52,7 +52,7 @@ def _accuracy_sessions(args: argparse.Namespace, items: EdgeItems, info: dict[st
     return sessions
 
 
-def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
+def _performance_sessions(args: Any, items: EdgeItems,
                           info: dict[str, Any]) -> tuple[list[Session], bool]:
     """The performance phase's sessions, and whether they are MLCommons' coding conversations
     (auto-detected) rather than our recorded BFCL trajectories."""
@@ -87,14 +87,14 @@ def _performance_sessions(args: argparse.Namespace, items: EdgeItems,
         raise UsageError(f"--perf-trace takes MLCommons' agentic JSONL or our native trace: "
                          f"{hint}")
     trace = TraceFile(args.perf_trace)
-    count = args.perf_sessions or (2 if args.quick else len(trace))
+    count = args.perf_sessions or (QUICK_PERF_SESSIONS if args.quick else len(trace))
     perf = [trace.session(i % len(trace)) for i in range(count)]
     info["performance_format"] = "agentic-bench"
     info["performance_sessions"] = len(perf)
     return perf, False
 
 
-def build_workload(args: argparse.Namespace) -> Workload:
+def build_workload(args: Any) -> Workload:
     items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps,
                       agent=getattr(args, "agent", "loop"))
     info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode,
@@ -109,8 +109,6 @@ def build_workload(args: argparse.Namespace) -> Workload:
     sessions = perf + accuracy if mlcommons else accuracy + perf
     if not sessions:
         raise ConfigError("agentic-edge: nothing to run (check --samples/--mode)")
-    if args.sessions is None:
-        args.sessions = len(sessions)
     target = args.accuracy_target
     info["mlperf"] = mlperf_block(args, mlcommons_trace=mlcommons)
     gated = bool(planned)

@@ -11,14 +11,13 @@ departure in words.
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 MLPERF_NAME = "MLPerf v6.1 Edge Agentic"
 TURN_TIMEOUT_S = 600.0
 
 
-def _accuracy_departures(args: argparse.Namespace) -> list[str]:
+def _accuracy_departures(args: Any) -> list[str]:
     out: list[str] = []
     if args.samples == 0:
         return ["no single-turn accuracy samples (MLPerf: the 995-sample BFCL v4 gate)"]
@@ -38,7 +37,7 @@ def _accuracy_departures(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _performance_departures(args: argparse.Namespace, mlcommons_trace: bool) -> list[str]:
+def _performance_departures(args: Any, mlcommons_trace: bool) -> list[str]:
     if not mlcommons_trace:
         return [f"performance phase on {args.perf_trace} (MLPerf: the recorded coding "
                 "conversations, agentic_coding_2.5h.jsonl, in MLCommons' format)"]
@@ -53,7 +52,7 @@ def _performance_departures(args: argparse.Namespace, mlcommons_trace: bool) -> 
     return out
 
 
-def departures(args: argparse.Namespace, *, mlcommons_trace: bool = False) -> list[str]:
+def departures(args: Any, *, mlcommons_trace: bool = False) -> list[str]:
     """Each point where this run departs from MLPerf's configuration, in words."""
     out: list[str] = []
     if args.mode in ("accuracy", "both"):
@@ -77,7 +76,7 @@ def departures(args: argparse.Namespace, *, mlcommons_trace: bool = False) -> li
     return out
 
 
-def mlperf_block(args: argparse.Namespace, *, mlcommons_trace: bool = False) -> dict[str, Any]:
+def mlperf_block(args: Any, *, mlcommons_trace: bool = False) -> dict[str, Any]:
     """``{"configuration", "departures"}`` for the summary's workload block."""
     gone = departures(args, mlcommons_trace=mlcommons_trace)
     return {"configuration": MLPERF_NAME if not gone else f"not {MLPERF_NAME}",

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from agentic_bench.errors import ConfigError
 
@@ -71,7 +71,8 @@ def local_model_dir(name: str) -> Path:
                      "directory, or a hub id (org/name) in the local cache")
 
 
-EMBED_BACKENDS = ("torch", "torch-bf16", "onnx-int8")
+EmbedBackend = Literal["torch", "torch-bf16", "onnx-int8"]
+EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
 EMBED_BACKEND_HELP = (
     "how a local sentence-transformers embedder runs: torch (fp32, batches of 64; the default), "
     "torch-bf16 (bfloat16 weights, batches of 16: 3.1x faster on a CPU with AMX/AVX512-BF16, "

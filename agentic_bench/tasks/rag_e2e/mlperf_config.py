@@ -18,7 +18,6 @@ any departure remains, so such a run reads INVALID with its reasons.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 from typing import Any
 
@@ -38,7 +37,7 @@ def loadgen_available() -> bool:
     return importlib.util.find_spec("mlperf_loadgen") is not None
 
 
-def preset_defaults(args: argparse.Namespace) -> dict[str, Any]:
+def preset_defaults(args: Any) -> dict[str, Any]:
     """The option defaults ``--mlperf`` sets (nothing without it)."""
     if not getattr(args, "mlperf", False):
         return {}
@@ -57,7 +56,7 @@ def _model(name: str | None, role: str) -> bool:
     return bool(name) and MODELS[role] in str(name).lower()
 
 
-def _data(args: argparse.Namespace, questions: int, corpus: dict[str, Any]) -> list[str]:
+def _data(args: Any, questions: int, corpus: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if not (str(args.frames or "").endswith(".tsv") and corpus):
         out.append("questions and corpus not MLPerf's (MLPerf: FRAMES frames_dataset.tsv and its "
@@ -69,7 +68,7 @@ def _data(args: argparse.Namespace, questions: int, corpus: dict[str, Any]) -> l
     return out
 
 
-def _pipeline(args: argparse.Namespace) -> list[str]:
+def _pipeline(args: Any) -> list[str]:
     out: list[str] = []
     if EMBEDDER not in str(args.embedder).lower():
         out.append(f"embedder {args.embedder} (MLPerf: {EMBEDDER})")
@@ -101,7 +100,7 @@ def _pipeline(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _roles(args: argparse.Namespace) -> list[str]:
+def _roles(args: Any) -> list[str]:
     out: list[str] = []
     if not _model(getattr(args, "model", None), "main"):
         name = getattr(args, "model", None) or "the endpoint's default"
@@ -125,7 +124,7 @@ def _roles(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _load(args: argparse.Namespace) -> list[str]:
+def _load(args: Any) -> list[str]:
     out: list[str] = []
     if getattr(args, "loadgen", None) != "mlperf":
         out.append("issued by agentic-bench's scheduler (MLPerf: LoadGen"
@@ -138,14 +137,14 @@ def _load(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def departures(args: argparse.Namespace, questions: int,
+def departures(args: Any, questions: int,
                corpus: dict[str, Any] | None = None) -> list[str]:
     """Each point where this run departs from MLPerf E2E-RAG's configuration, in words."""
     corpus = corpus or {}
     return [*_data(args, questions, corpus), *_pipeline(args), *_roles(args), *_load(args)]
 
 
-def notes(args: argparse.Namespace, corpus: dict[str, Any] | None = None) -> list[str]:
+def notes(args: Any, corpus: dict[str, Any] | None = None) -> list[str]:
     out = ["prompts: agentic-bench's own wording of each step of the reference flow "
            "(multi_shot_retrieval.py), not its text"]
     if corpus and corpus.get("passages") not in (None, PASSAGES) and corpus.get("pages") == PAGES:
@@ -157,7 +156,7 @@ def notes(args: argparse.Namespace, corpus: dict[str, Any] | None = None) -> lis
     return out
 
 
-def mlperf_block(args: argparse.Namespace, questions: int,
+def mlperf_block(args: Any, questions: int,
                  corpus: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"configuration", "reference", "departures", "notes", "result_unit"}``."""
     gone = departures(args, questions, corpus)

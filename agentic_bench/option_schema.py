@@ -1,0 +1,213 @@
+"""Run options as declarations: one strict pydantic model per option set, everything else derived.
+
+A benchmark's options (and the options every run shares, :mod:`agentic_bench.run_schema`) are a
+:class:`OptionsModel` whose fields are declared with :func:`option`::
+
+    class MyOptions(OptionsModel):
+        option_group: ClassVar[str] = "my-benchmark"
+        quick: bool = option(False, help="two questions only")
+        max_steps: int = option(4, metavar="N", help="LLM calls per user turn (4)")
+
+From the model come the command-line flags and ``--help`` (:mod:`agentic_bench.option_parser`),
+the checking of a configuration file (file, line, key path and what was expected), ``config
+show``, the worker recipe (the options as JSON), the ``options`` of the ``run`` record (URLs
+redacted, API keys only by the name of their variable) and the resume identity (the options
+declared ``identity=True``). A validated model is frozen: nothing changes it afterwards.
+
+How a field's type becomes a flag: ``bool`` is a switch (default False), ``int``/``float``/
+``str``/``Path`` (optionally ``| None``) take one value, ``Literal[...]`` one of its choices,
+``tuple[str, ...]`` is repeatable (a list in a file). ``positional=True`` makes the field an
+argument without dashes (``replay TRACE``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentic_bench.transport.url import redact_url
+
+M = TypeVar("M", bound="OptionsModel")
+
+
+class OptionsModel(BaseModel):
+    """Base of every option set: strict types, unknown keys refused, frozen once validated."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    # the --help group of fields that name none, and whether they identify a run for --resume
+    option_group: ClassVar[str] = "options"
+    identity_default: ClassVar[bool] = True
+
+
+def option(default: Any = None, *, help: str, metavar: str | None = None,
+           group: str | None = None, identity: bool | None = None, redact: bool = False,
+           positional: bool = False, example: Any = None) -> Any:
+    """Declare one option: its default, ``--help`` text and how it is shown and compared.
+
+    ``redact``: a URL whose credentials are hidden wherever the options are shown or stored.
+    ``identity``: whether ``--resume`` refuses a run continued with another value (default: the
+    model's ``identity_default``). ``example``: a valid non-default value (for options whose
+    text must follow a syntax; the round-trip tests use it)."""
+    extra: dict[str, Any] = {"metavar": metavar, "group": group, "identity": identity,
+                             "redact": redact or None, "positional": positional or None,
+                             "example": example}
+    return Field(default, description=help,
+                 json_schema_extra={k: v for k, v in extra.items() if v is not None})
+
+
+Kind = Literal["switch", "value", "list"]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """What a declared field means on the command line and in a file."""
+
+    name: str  # the field (argparse dest, key in files and records)
+    flag: str  # --max-steps, or the bare name of a positional argument
+    kind: Kind
+    scalar: type  # int, float, str or Path (bool for a switch)
+    choices: tuple[Any, ...] | None
+    default: Any
+    help: str
+    metavar: str | None
+    group: str
+    identity: bool
+    redact: bool
+    positional: bool
+    example: Any
+
+    def expected(self) -> str:
+        if self.kind == "switch":
+            return "true or false"
+        if self.choices is not None:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        one = {int: "an integer", float: "a number", Path: "a path"}.get(self.scalar,
+                                                                         "a text value")
+        return f"a list of {one.split(' ', 1)[1]}s (or one)" if self.kind == "list" else one
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``X | None`` → (X, True); anything else → (itself, False)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+@functools.cache
+def specs(model: type[OptionsModel]) -> dict[str, OptionSpec]:
+    """Every field of ``model`` as an :class:`OptionSpec`, in declaration order."""
+    out: dict[str, OptionSpec] = {}
+    for name in _most_specific_first(model):
+        info = model.model_fields[name]
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        annotation, _ = _unwrap(info.annotation)
+        choices: tuple[Any, ...] | None = None
+        kind: Kind = "value"
+        if annotation is bool:
+            kind, scalar = "switch", bool
+            if info.default is not False:
+                raise TypeError(f"{model.__name__}.{name}: a switch defaults to False")
+        elif typing.get_origin(annotation) is tuple:
+            kind, scalar = "list", typing.get_args(annotation)[0]
+        elif typing.get_origin(annotation) is Literal:
+            choices = typing.get_args(annotation)
+            scalar = type(choices[0])
+        elif annotation in (int, float, str, Path):
+            scalar = annotation
+        else:
+            raise TypeError(f"{model.__name__}.{name}: {annotation!r} is not an option type")
+        positional = bool(extra.get("positional"))
+        identity = extra.get("identity")
+        owner = _declared_in(model, name)
+        out[name] = OptionSpec(
+            name=name, flag=name if positional else "--" + name.replace("_", "-"), kind=kind,
+            scalar=scalar, choices=choices, default=info.default, help=info.description or "",
+            metavar=typing.cast("str | None", extra.get("metavar")),
+            group=str(extra.get("group") or owner.option_group),
+            identity=owner.identity_default if identity is None else bool(identity),
+            redact=bool(extra.get("redact")), positional=positional,
+            example=extra.get("example"))
+    return out
+
+
+def _most_specific_first(model: type[OptionsModel]) -> list[str]:
+    """The fields, those of the most derived class first (a benchmark's own options, then the
+    common ones), each class's in declaration order."""
+    owners = {name: _declared_in(model, name) for name in model.model_fields}
+    return [name for cls in model.__mro__ for name in owners if owners[name] is cls]
+
+
+def _declared_in(model: type[OptionsModel], name: str) -> type[OptionsModel]:
+    """The class in ``model``'s ancestry that first declares ``name`` (its ``option_group``
+    and ``identity_default`` apply to the field)."""
+    for cls in reversed(model.__mro__):
+        if isinstance(cls, type) and issubclass(cls, OptionsModel) and \
+                name in inspect.get_annotations(cls):
+            return cls
+    return model
+
+
+def public_options(options: OptionsModel, *, exclude_none: bool = False) -> dict[str, Any]:
+    """The options as plain JSON data, for records and ``config show``: paths as text, tuples
+    as lists, URLs declared ``redact`` with their credentials hidden."""
+    out: dict[str, Any] = {}
+    found = specs(type(options))
+    dumped = options.model_dump(mode="json")
+    for name in found:
+        value = dumped[name]
+        if value is None and exclude_none:
+            continue
+        if found[name].redact and isinstance(value, str):
+            value = redact_url(value)
+        out[name] = value
+    return out
+
+
+def identity(options: OptionsModel) -> dict[str, Any]:
+    """The part of the options that identifies a run (``--resume`` compares it)."""
+    found = specs(type(options))
+    return {k: v for k, v in public_options(options).items() if found[k].identity}
+
+
+def to_argv(options: OptionsModel) -> list[str]:
+    """The command line that gives back ``options`` (values that differ from the defaults)."""
+    argv: list[str] = []
+    for name, spec in specs(type(options)).items():
+        value = getattr(options, name)
+        if value == spec.default:
+            continue
+        if spec.kind == "switch":
+            argv.append(spec.flag)
+        elif spec.kind == "list":
+            for item in value:
+                argv += [spec.flag, str(item)]
+        elif spec.positional:
+            argv.append(str(value))
+        else:
+            argv += [spec.flag, str(value)]
+    return argv
+
+
+def recipe_data(options: OptionsModel) -> dict[str, Any]:
+    """The options as JSON data a worker process validates again (nothing redacted)."""
+    dumped = options.model_dump(mode="json")
+    return {name: dumped[name] for name in specs(type(options))}
+
+
+def from_recipe(model: type[M], data: dict[str, Any]) -> M:
+    import json
+
+    return model.model_validate_json(json.dumps(data))
+
+
+__all__ = ["OptionSpec", "OptionsModel", "from_recipe", "identity", "option", "public_options",
+           "recipe_data", "specs", "to_argv"]

@@ -1,0 +1,245 @@
+"""The options every run shares (``replay`` and ``run BENCHMARK``), declared once.
+
+:class:`CommonOptions` is the schema of the endpoint, load, LoadGen, replay and output options;
+a benchmark's own options model is combined with it by :func:`run_options_model`, and ``replay``
+adds its trace (:class:`ReplayCommandOptions`). Flags, ``--help``, configuration files, ``config
+show``, worker recipes, the ``run`` record's ``options`` and the resume identity all come from
+these declarations (:mod:`agentic_bench.option_schema`). Options that identify a run — what is
+sent and how it is issued — are ``identity=True``: ``--resume`` refuses to continue a run with
+other values for them.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import create_model, field_validator
+
+from agentic_bench.errors import ConfigError
+from agentic_bench.option_schema import OptionsModel, option
+
+Scenario = Literal["single-stream", "multi-stream", "server", "offline", "concurrency",
+                   "trace-timed", "interactive"]
+SCENARIO_CHOICES: tuple[str, ...] = Scenario.__args__  # type: ignore[attr-defined]
+
+ENDPOINT, LOAD, LOADGEN = "endpoint", "load", \
+    "MLPerf LoadGen (optional: pip install 'agentic-bench[loadgen]')"
+REPLAY, OUTPUT = "replay", "verdict and output"
+
+
+class CommonOptions(OptionsModel):
+    """Endpoint, load, LoadGen, replay and output options (every run)."""
+
+    identity_default: ClassVar[bool] = False
+
+    endpoint: str = option(
+        "embedded", metavar="URL|embedded|inproc", group=ENDPOINT, identity=True, redact=True,
+        help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when missing), "
+        "'embedded' (default: start the packaged llama.cpp server) or 'inproc' (the same model "
+        "in-process, no HTTP)")
+    model: str | None = option(None, group=ENDPOINT, identity=True,
+                               help="model name to request (default: the first one the "
+                               "endpoint lists)")
+    api_key_env: str = option("OPENAI_API_KEY", metavar="VAR", group=ENDPOINT,
+                              help="environment variable holding the API key (never stored)")
+    request_timeout: float = option(300.0, metavar="S", group=ENDPOINT,
+                                    help="per-request timeout in seconds (default 300)")
+    retries: int = option(0, metavar="N", group=ENDPOINT,
+                          help="retry a failed request up to N times (attempts are recorded)")
+    max_tokens: int | None = option(None, metavar="N", group=ENDPOINT, identity=True,
+                                    help="max_tokens sent with each call")
+    temperature: float | None = option(None, metavar="T", group=ENDPOINT, identity=True,
+                                       help="temperature for each call")
+    session_header: tuple[str, ...] = option(
+        (), metavar="NAME", group=ENDPOINT, example=("X-Session-ID", "X-Conversation"),
+        help="send each session's id in this HTTP header on every request of the session "
+        "(repeatable; X-Session-ID is the usual name), so a KV-cache-aware router keeps a "
+        "conversation on one replica")
+    transport: Literal["raw", "aiohttp"] | None = option(
+        None, group=ENDPOINT,
+        help="HTTP client: raw (default: timestamps in the socket's read callback) or aiohttp "
+        "(to compare, or if a server's framing trips the raw client); also "
+        "$AGENTIC_BENCH_TRANSPORT. docs/transport.md")
+    session_user: bool = option(False, group=ENDPOINT,
+                                help="also send each session's id as the request body's OpenAI "
+                                "'user' field (for routers that key on it)")
+
+    scenario: Scenario = option("single-stream", group=LOAD, identity=True,
+                                help="load scenario (default: the benchmark's); see "
+                                "`agentic-bench list`")
+    rate: float | None = option(None, metavar="R", group=LOAD, identity=True,
+                                help="server: sessions per second")
+    concurrency: int | None = option(None, metavar="N", group=LOAD, identity=True,
+                                     help="streams for multi-stream/concurrency; in-flight cap "
+                                     "for offline/server")
+    sessions: int | None = option(None, metavar="N", group=LOAD, identity=True,
+                                  help="sessions to issue (cycling through the trace; default: "
+                                  "one pass)")
+    duration: float | None = option(None, metavar="S", group=LOAD, identity=True,
+                                    help="stop issuing after S seconds")
+    max_errors: int | None = option(None, metavar="N", group=LOAD, identity=True,
+                                    help="stop issuing after N errors")
+    seed: int = option(42, group=LOAD, identity=True,
+                       help="seed for arrival schedules (42)")
+    sweep: str | None = option(
+        None, metavar="KEY=V1,V2,...", group=LOAD, example="concurrency=1,2",
+        help="run at each point (rate=1,2,4 or concurrency=1,4,16) and write sweep.json/"
+        "sweep.html: a throughput-latency curve with the knee marked")
+    search: str | None = option(
+        None, metavar="KEY=LO:HI", group=LOAD, example="concurrency=1:8",
+        help="capacity under SLO: find the largest concurrency (or rate) in [LO, HI] at which "
+        "the goodput fraction (sessions meeting every --slo) stays >= --search-fraction, by "
+        "doubling from LO then bisection; writes search.json and sweep.html. Needs a latency "
+        "--slo")
+    search_fraction: float = option(0.95, metavar="F", group=LOAD,
+                                    help="--search: goodput fraction a load must keep (default "
+                                    "0.95)")
+    search_resolution: float | None = option(
+        None, metavar="R", group=LOAD,
+        help="--search: stop bisecting when the bracket is this narrow (default 1 for "
+        "concurrency, 5% of LO for a rate)")
+    search_repeats: int = option(1, metavar="N", group=LOAD,
+                                 help="--search: runs per point, decided on the median fraction "
+                                 "(default 1)")
+    workers: int = option(1, metavar="N", group=LOAD,
+                          help="shard sessions over N local worker processes (one event loop "
+                          "each)")
+    ray_address: str | None = option(None, metavar="ADDR", group=LOAD, redact=True,
+                                     help="run the shards as Ray actors on this cluster ('auto' "
+                                     "= local one); needs `pip install "
+                                     "agentic-bench[distributed]`")
+    workers_per_node: int | None = option(None, metavar="N", group=LOAD,
+                                          help="with --ray-address: at most N shard actors per "
+                                          "node")
+    grace: float = option(30.0, metavar="S", group=LOAD,
+                          help="on Ctrl-C, wait this long for in-flight sessions (default 30)")
+
+    loadgen: Literal["mlperf"] | None = option(
+        None, group=LOADGEN, identity=True,
+        help="let MLPerf LoadGen issue the sessions (one query = one session) instead of our "
+        "scheduler; scenarios offline, server, single-stream, multi-stream, interactive; see "
+        "docs/loadgen.md")
+    target_qps: float | None = option(None, metavar="Q", group=LOADGEN, identity=True,
+                                      help="LoadGen server/interactive: target queries per "
+                                      "second (offline: expected QPS)")
+    loadgen_conf: Path | None = option(None, metavar="FILE", group=LOADGEN,
+                                       help="user.conf-style LoadGen settings (model.scenario.key "
+                                       "= value), read over LoadGen's built-in mlperf.conf")
+    loadgen_mode: Literal["performance", "accuracy"] = option(
+        "performance", group=LOADGEN, identity=True,
+        help="performance (default) or accuracy: every sample once, mlperf_log_accuracy.json, "
+        "scored by the benchmark's scorer")
+    loadgen_model: str | None = option(None, metavar="NAME", group=LOADGEN,
+                                       help="model key for mlperf.conf/user.conf lookups "
+                                       "(default: the benchmark name), e.g. llama2-70b")
+
+    history: Literal["recorded", "live"] = option(
+        "recorded", group=REPLAY, identity=True,
+        help="recorded: send recorded history, score but do not feed back the reply; live: feed "
+        "replies back (default recorded)")
+    think_time: str = option("recorded", metavar="POLICY", group=REPLAY, identity=True,
+                             example="scaled:0.5",
+                             help="recorded | scaled:<factor> | none — user think time and "
+                             "recorded tool/retrieve/rerank durations (default recorded)")
+    turn_timeout: float | None = option(None, metavar="S", group=REPLAY,
+                                        help="per-turn timeout in seconds")
+    salt: bool = option(False, group=REPLAY,
+                        help="give each session a unique prefix so a server cache cannot serve "
+                        "repeats")
+
+    slo: tuple[str, ...] = option(
+        (), metavar="KEY=VALUE", group=OUTPUT, example=("ttft_p99_ms=2000", "accuracy=0.5"),
+        help="constraint, repeatable: ttft_p99_ms, tpot_p99_ms, turn_p90_ms, min_duration_s, "
+        "min_sessions, accuracy")
+    out: Path | None = option(None, metavar="DIR", group=OUTPUT,
+                              help="output directory (default results/<benchmark>-<timestamp>/)")
+    resume: Path | None = option(None, metavar="DIR", group=OUTPUT,
+                                 help="continue an interrupted run in DIR (same options): "
+                                 "sessions already complete are skipped and the summary covers "
+                                 "the whole run")
+    overwrite: bool = option(False, group=OUTPUT,
+                             help="--out already holds a run: move its files into "
+                             "DIR/replaced-<time>/ and start anew (without it such a folder is "
+                             "refused, so two runs never mix)")
+    retry_errors: bool = option(False, group=OUTPUT,
+                                help="with --resume: also run again the sessions that ended in "
+                                "an error (their old records are kept in "
+                                "records.before-resume-N.jsonl)")
+    quiet: bool = option(False, group=OUTPUT, help="no progress and no summary on stdout")
+
+    @field_validator("think_time")
+    @classmethod
+    def _think_time(cls, value: str) -> str:
+        from agentic_bench.run_options import ThinkPolicy
+
+        return str(_checked(ThinkPolicy.parse, value))
+
+    @field_validator("slo")
+    @classmethod
+    def _slo(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from agentic_bench.metrics.verdict import parse_slos
+
+        _checked(parse_slos, list(value))
+        return value
+
+    @field_validator("session_header")
+    @classmethod
+    def _session_header(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from agentic_bench.transport.session_headers import check_names
+
+        return tuple(_checked(check_names, list(value)))
+
+    @field_validator("sweep")
+    @classmethod
+    def _sweep(cls, value: str | None) -> str | None:
+        from agentic_bench.metrics.sweep import parse_sweep
+
+        if value is not None:
+            _checked(parse_sweep, value)
+        return value
+
+
+def _checked(check: Any, value: Any) -> Any:
+    """``check(value)`` with a ConfigError turned into the ValueError pydantic reports."""
+    try:
+        return check(value)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class ReplayCommandOptions(CommonOptions):
+    """``agentic-bench replay TRACE``: a trace file and its format, then the common options."""
+
+    option_group: ClassVar[str] = "trace"
+
+    trace: Path = option(..., positional=True, identity=True,
+                         help="trace file (JSONL, see docs/trace-format.md)")
+    format: str = option("native", metavar="FORMAT", identity=True,
+                         help="native (default), auto, mlcommons-agentic, mooncake, otel-genai, "
+                         "sglang-agentic, sharegpt — foreign formats are imported on the fly "
+                         "(docs/importers.md)")
+
+
+@functools.cache
+def run_options_model(task_model: type[OptionsModel],
+                      default_scenario: str = "single-stream") -> type[OptionsModel]:
+    """A benchmark's options and the common ones in one model (its scenario default its own).
+
+    Cached: a worker process that rebuilds the model gets the same class."""
+    clash = set(task_model.model_fields) & set(CommonOptions.model_fields)
+    if clash:
+        raise TypeError(f"{task_model.__name__} redeclares common options: {sorted(clash)}")
+    scenario = CommonOptions.model_fields["scenario"]
+    changed = type(scenario).merge_field_infos(
+        scenario, default=default_scenario,
+        description=f"load scenario (default {default_scenario}); see `agentic-bench list`")
+    model: type[OptionsModel] = create_model(
+        f"{task_model.__name__}Run", __base__=(task_model, CommonOptions),
+        __module__=task_model.__module__, scenario=(Scenario, changed))
+    return model
+
+
+__all__ = ["SCENARIO_CHOICES", "CommonOptions", "ReplayCommandOptions", "Scenario",
+           "run_options_model"]

@@ -1,0 +1,238 @@
+"""One run-configuration schema (#23 item 3): flags, --help, files, config show, worker recipes,
+the run record and the resume identity all come from the option declarations; every flag of
+``replay`` and ``run`` round-trips through a YAML file (config → flags → config); validated
+options are frozen."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from agentic_bench.cli.config_cmd import effective_options, parse_for
+from agentic_bench.errors import ConfigError
+from agentic_bench.option_parser import build_parser
+from agentic_bench.option_schema import (
+    OptionSpec,
+    from_recipe,
+    identity,
+    public_options,
+    recipe_data,
+    specs,
+    to_argv,
+)
+from agentic_bench.tasks.registry import load_task, task_options, task_recipe
+
+COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline"]
+
+
+def _model(name: str) -> Any:
+    if name == "replay":
+        from agentic_bench.run_schema import ReplayCommandOptions
+
+        return ReplayCommandOptions
+    return task_options(load_task(name))
+
+
+def _value(spec: OptionSpec) -> Any:
+    """A valid value other than the default, as a YAML file would hold it."""
+    if spec.example is not None:
+        return list(spec.example) if isinstance(spec.example, tuple) else spec.example
+    if spec.kind == "switch":
+        return True
+    if spec.choices is not None:
+        return next(c for c in reversed(spec.choices) if c != spec.default)
+    one = {int: 7, float: 2.5, Path: f"/tmp/ab/{spec.name}", str: f"v-{spec.name}"}
+    if spec.kind == "list":
+        return [one[spec.scalar], one[spec.scalar] + ("-2" if spec.scalar is str else 1)]
+    value = one[spec.scalar]
+    return value + 1 if value == spec.default else value
+
+
+def _write(tmp_path: Path, data: dict[str, Any], name: str = "all.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_flag_round_trips_config_flags_config(tmp_path: Path, name: str) -> None:
+    found = specs(_model(name))
+    data = {"benchmark": name, **{s.flag.lstrip("-"): _value(s) for s in found.values()}}
+    first = parse_for(name, ["--config", str(_write(tmp_path, data))])
+    for spec in found.values():  # every option took the file's (non-default) value
+        assert getattr(first, spec.name) != spec.default, spec.name
+    argv = to_argv(first)  # config → flags
+    assert sum(a.startswith("--") for a in argv) >= len(found) - 1  # one flag each (and TRACE)
+    again = parse_for(name, argv)
+    assert again == first
+    shown = effective_options(again, name)  # → config
+    assert parse_for(name, ["--config", str(_write(tmp_path, shown, "shown.yaml"))]) == first
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_help_is_generated_from_the_declarations(name: str) -> None:
+    model = _model(name)
+    text = build_parser(model, prog="x").format_help()
+    for spec in specs(model).values():
+        assert spec.flag in text, spec.flag
+    assert "--config FILE" in text
+
+
+def test_the_scenario_default_is_the_benchmarks_own() -> None:
+    class Fake:
+        name, summary, default_scenario = "fake", "a fake", "offline"
+        options = load_task("sample").options
+
+    model = task_options(Fake())
+    assert model.model_fields["scenario"].default == "offline"
+    assert "default offline" in build_parser(model, prog="x").format_help()
+    assert parse_for("sample", []).scenario == "single-stream"
+
+
+def test_validated_options_are_frozen_and_so_is_the_run_config() -> None:
+    from agentic_bench.cli.options import run_config
+
+    options = parse_for("rag-e2e", ["--quick"])
+    with pytest.raises(ValidationError, match="frozen"):
+        options.quick = False  # type: ignore[misc]
+    config = run_config(options)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.out = Path("elsewhere")  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.options.model = "other"  # type: ignore[misc]
+
+
+def test_a_worker_recipe_is_the_options_as_json_validated_again() -> None:
+    options = parse_for("rag-e2e", ["--quick", "--endpoint", "http://u:pw@h:1/v1",
+                                    "--cache-dir", "/tmp/c", "--slo", "ttft_p99_ms=9"])
+    recipe = task_recipe("rag-e2e", options)
+    text = json.dumps(recipe)  # plain data: no pickled Namespace
+    name, data = json.loads(text)[1]
+    assert name == "rag-e2e" and data["endpoint"] == "http://u:pw@h:1/v1"  # not redacted
+    assert from_recipe(type(options), data) == options
+    assert recipe_data(options) == data
+
+
+def test_the_run_record_options_are_redacted_and_complete() -> None:
+    options = parse_for("rag-e2e", ["--quick", "--endpoint", "http://u:pw@h:1/v1",
+                                    "--judge-endpoint", "http://k:secret@j:2/v1"])
+    shown = public_options(options)
+    assert set(shown) == set(specs(type(options)))
+    assert "pw" not in json.dumps(shown) and "secret" not in json.dumps(shown)
+    assert shown["judge_api_key_env"] == "JUDGE_API_KEY"  # only the variable's name
+
+
+def test_the_resume_identity_is_what_the_schema_declares() -> None:
+    options = parse_for("rag-e2e", ["--quick", "--out", "o", "--quiet", "--workers", "2"])
+    ident = identity(options)
+    for kept in ("quick", "max_rounds", "endpoint", "scenario", "max_tokens", "think_time"):
+        assert kept in ident
+    for left in ("out", "resume", "quiet", "workers", "grace", "cache_dir", "judge_api_key_env",
+                 "overwrite", "slo"):
+        assert left not in ident
+    assert ident == {n: v for n, v in public_options(options).items()
+                     if specs(type(options))[n].identity}
+
+
+def test_resume_refuses_other_identity_options_and_names_the_flag(tmp_path: Path) -> None:
+    from agentic_bench.metrics.resume import prepare_resume
+
+    then = parse_for("rag-e2e", ["--quick"])
+    run = {"type": "run", "record_version": 2, "config": {}, "options": public_options(then)}
+    (tmp_path / "records.jsonl").write_text(json.dumps(run) + "\n", encoding="utf-8")
+    now = parse_for("rag-e2e", ["--quick", "--max-rounds", "2"])
+    with pytest.raises(ConfigError, match=r"--max-rounds: 5 then, 2 now"):
+        prepare_resume(tmp_path, {}, None, options=identity(now))
+    # an output option is not identity: a resume with another --grace or --quiet continues
+    same = parse_for("rag-e2e", ["--quick", "--grace", "5", "--quiet"])
+    state = prepare_resume(tmp_path, {}, None, options=identity(same))
+    assert state.done == set()
+
+
+def test_an_old_run_record_without_options_is_compared_on_its_config(tmp_path: Path) -> None:
+    from agentic_bench.metrics.resume import prepare_resume
+
+    run = {"type": "run", "config": {"history": "recorded", "model": None}}
+    (tmp_path / "records.jsonl").write_text(json.dumps(run) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="option 'history' differs"):
+        prepare_resume(tmp_path, {"history": "live", "model": None}, None,
+                       options={"history": "live"})
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("slo: [1, ttft_p99_ms=2]\n", r"run.yaml:1: slo\[0\]: expected a list of text values"),
+    ("slo: [nope]\n", r"run.yaml:1: slo: --slo 'nope': expected KEY=VALUE"),
+    ("think-time: later\n", r"run.yaml:1: think-time: --think-time 'later'"),
+    ("session_header: ['bad header']\n", r"run.yaml:1: session_header: .*not an HTTP header"),
+    ("sweep: speed=1,2\n", r"run.yaml:1: sweep: --sweep 'speed=1,2'"),
+    ("retrieve-k: 2.5\n", r"run.yaml:1: retrieve-k: expected an integer, got 2.5"),
+    ("request_timeout: fast\n", r"run.yaml:1: request_timeout: expected a number, got 'fast'"),
+    ("cache-dir: 3\n", r"run.yaml:1: cache-dir: expected a path, got 3"),
+])
+def test_a_bad_value_names_file_line_key_path_and_expectation(tmp_path: Path, text: str,
+                                                              message: str) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        parse_for("rag-e2e", ["--config", str(path)])
+
+
+def test_a_bad_flag_value_names_the_flag() -> None:
+    with pytest.raises(ConfigError, match=r"--think-time: --think-time 'soon'"):
+        parse_for("rag-e2e", ["--think-time", "soon"])
+    with pytest.raises(ConfigError, match=r"^trace: required \(a path\)"):
+        parse_for("replay", [])
+
+
+def test_replay_takes_a_config_file(tmp_path: Path) -> None:
+    trace = Path(__file__).parents[2] / "traces" / "sample.jsonl"
+    path = _write(tmp_path, {"benchmark": "replay", "trace": str(trace), "scenario": "offline",
+                             "concurrency": 2})
+    options = parse_for("replay", ["--config", str(path), "--concurrency", "3"])
+    assert options.trace == trace and options.scenario == "offline"
+    assert options.concurrency == 3  # the command line wins over the file
+    wrong = _write(tmp_path, {"benchmark": "rag-e2e", "trace": str(trace)}, "wrong.yaml")
+    with pytest.raises(ConfigError, match="benchmark: rag-e2e"):
+        parse_for("replay", ["--config", str(wrong)])
+
+
+class LegacyTask:
+    """A plugin task written before option models: ``add_arguments`` only."""
+
+    name, summary, default_scenario = "legacy", "old style", "single-stream"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        g = parser.add_argument_group("legacy")
+        g.add_argument("--quick", action="store_true", help="short")
+        g.add_argument("--steps", type=int, default=3, metavar="N", help="steps")
+        g.add_argument("--ratio", type=float, help="a ratio")
+        g.add_argument("--mode", choices=("a", "b"), default="a", help="mode")
+        g.add_argument("--tag", action="append", help="tags")
+        g.add_argument("--data", type=Path, help="a file")
+
+    def workload(self, args: Any) -> Any:
+        return args
+
+
+def test_a_legacy_add_arguments_task_gets_a_derived_model(tmp_path: Path) -> None:
+    from agentic_bench.tasks.registry import parse_task_options
+
+    task = LegacyTask()
+    options = parse_task_options(task, ["--quick", "--steps", "5", "--tag", "x", "--tag", "y",
+                                        "--mode", "b", "--data", "d.json", "--ratio", "0.5"])
+    assert (options.quick, options.steps, options.tag, options.mode) == (True, 5, ("x", "y"), "b")
+    assert options.data == Path("d.json") and options.ratio == 0.5
+    assert options.endpoint == "embedded"  # the common options come with it
+    assert parse_task_options(task, []).steps == 3
+    path = tmp_path / "run.yaml"
+    path.write_text("steps: many\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"run.yaml:1: steps: expected an integer"):
+        parse_task_options(task, ["--config", str(path)])
+    assert "legacy:" in build_parser(task_options(task), prog="x").format_help()
