@@ -4,14 +4,16 @@ A row says which records a metric comes from (``source``: the run's successful L
 or sessions), which field, its unit, whether lower or higher is better, the SLO key that gates
 it (if any), what ``compare`` shows of it and what it means. :func:`latency_block` folds the
 records into ``summary.json``'s ``latency_ms``; ``summary.txt``, ``compare``, the verdict's SLO
-keys and the generated table of ``docs/metrics.md`` (:func:`markdown_table`; a test fails when
-the doc is stale) all read the same rows. Adding a latency metric is one row here (plus its
-record field).
+keys, the report's tables and plots, and the generated table of ``docs/metrics.md``
+(:func:`markdown_table`; a test fails when the doc is stale) all read the same rows, through
+:func:`latency_metrics`. Adding a latency metric is one row here (plus its record field), or
+one :func:`declare_latency` call from a plugin.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +33,11 @@ class MetricDecl:
     slo: str | None  # the --slo key that gates it, if any
     compare: tuple[str, ...]  # the statistics `agentic-bench compare` shows
     description: str
+    title: str = ""  # the report's plot title (default: the label)
+
+    @property
+    def heading(self) -> str:
+        return self.title or self.label
 
     def values(self, records: Iterable[dict[str, Any]]) -> Iterator[float]:
         for record in records:
@@ -49,23 +56,24 @@ LATENCY: tuple[MetricDecl, ...] = (
                'immediately before the request bytes are written to an already-open keep-alive '
                'socket (connections are opened before the run); "first chunk" is stamped first '
                "thing in the event loop's read callback for the socket read that completed it "
-               '(default `raw` transport, docs/transport.md).'),
+               '(default `raw` transport, docs/transport.md).', "TTFT"),
     MetricDecl("itl", "ITL", "step", "itl_ms", "ms", "lower", None, ('p50',),
                'gaps between consecutive content-carrying chunks, per chunk (not averaged per '
-               'request). Chunks that arrive in one network read share one timestamp (gap 0).'),
+               'request). Chunks that arrive in one network read share one timestamp (gap 0).',
+               "Inter-token latency (ITL)"),
     MetricDecl("tpot", "TPOT", "step", "tpot_ms", "ms", "lower", "tpot_p99_ms", ('p50', 'p99'),
                '(end − first token) / (output_tokens − 1). `output_tokens` come from the '
                "server's `usage` (the request asks `stream_options.include_usage`); when the "
                'server sends none, the number of content-carrying chunks is used. '
                '`harness.token_source` in summary.json counts which source each request used '
-               '(`usage` or `chunks`).'),
+               '(`usage` or `chunks`).', "Time per output token (TPOT)"),
     MetricDecl("request", "request", "step", "request_ms", "ms", "lower", None, ('p50', 'p99'),
-               "sent → arrival of the stream's last bytes."),
+               "sent → arrival of the stream's last bytes.", "Request latency"),
     MetricDecl("turn", "turn", "turn", "latency_ms", "ms", "lower", "turn_p90_ms", ('p50', 'p99'),
                'user message issued (after think time) → final assistant reply of that turn, '
-               'including tool, retrieve and rerank steps.'),
+               'including tool, retrieve and rerank steps.', "Turn latency"),
     MetricDecl("session", "session", "session", "latency_ms", "ms", "lower", None, ('p50', 'p99'),
-               'first step scheduled → last step done.'),
+               'first step scheduled → last step done.', "Session latency"),
 )
 
 
@@ -99,21 +107,61 @@ FIGURES: tuple[FigureDecl, ...] = (
     FigureDecl("result", ("result",), "", "", "VALID or INVALID"),
 )
 BY_NAME = {decl.name: decl for decl in LATENCY}
-SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)
+SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)  # the built-ins'
+
+_DECLARED: list[MetricDecl] = list(LATENCY)
+
+
+def latency_metrics() -> tuple[MetricDecl, ...]:
+    """Every declared latency metric: the built-ins (:data:`LATENCY`), then those added with
+    :func:`declare_latency`. Every reader asks here when it runs, so one declaration reaches
+    summary.json, summary.txt, the report, compare, the SLO keys and the docs."""
+    return tuple(_DECLARED)
+
+
+def declare_latency(decl: MetricDecl) -> None:
+    """Add a latency metric (a plugin's, or a test's); its name and SLO key must be new."""
+    if any(d.name == decl.name or (decl.slo and d.slo == decl.slo) for d in _DECLARED):
+        raise ValueError(f"latency metric {decl.name!r} (or SLO key {decl.slo!r}) is declared")
+    _DECLARED.append(decl)
+
+
+@contextmanager
+def declared_latency(decl: MetricDecl) -> Iterator[MetricDecl]:
+    """:func:`declare_latency` for the duration of a ``with`` block."""
+    declare_latency(decl)
+    try:
+        yield decl
+    finally:
+        _DECLARED.remove(decl)
+
+
+def slo_limits() -> dict[str, tuple[str, str]]:
+    """Each declared SLO key → (metric, statistic): ``ttft_p99_ms`` → (``ttft``, ``p99``); keys
+    are named ``<metric>_<statistic>_<unit>``."""
+    return {d.slo: (d.name, d.slo.removeprefix(f"{d.name}_").split("_")[0])
+            for d in _DECLARED if d.slo}
+
+
+def latency_values(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
+                   sessions: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+    """Each declared metric's values over its (successful) records, in declaration order."""
+    sources = {"step": steps, "turn": turns, "session": sessions}
+    return {decl.name: list(decl.values(sources[decl.source])) for decl in _DECLARED}
 
 
 def latency_block(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
                   sessions: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``summary.json``'s ``latency_ms``: each declared metric over its (successful) records."""
-    sources = {"step": steps, "turn": turns, "session": sessions}
-    return {decl.name: describe(decl.values(sources[decl.source])) for decl in LATENCY}
+    return {name: describe(values)
+            for name, values in latency_values(steps, turns, sessions).items()}
 
 
 def markdown_table() -> str:
     """The table of docs/metrics.md between its ``metrics-table`` markers."""
     rows = ["| metric | from | field | unit | better | SLO key | compare | definition |",
             "|---|---|---|---|---|---|---|---|"]
-    for d in LATENCY:
+    for d in _DECLARED:
         rows.append(f"| `{d.name}` ({d.label}) | ok {d.source}s | `{d.field}` | {d.unit} | "
                     f"{d.better} | {f'`{d.slo}`' if d.slo else '-'} | {', '.join(d.compare)} | "
                     f"{d.description} |")
@@ -141,8 +189,8 @@ def render_doc(text: str) -> str:
 
 
 __all__ = ["BY_NAME", "FIGURES", "LATENCY", "SLO_KEYS", "STATS", "FigureDecl", "MetricDecl",
-           "figures_table", "latency_block",
-           "markdown_table", "render_doc"]
+           "declare_latency", "declared_latency", "figures_table", "latency_block",
+           "latency_metrics", "latency_values", "markdown_table", "render_doc", "slo_limits"]
 
 
 if __name__ == "__main__":  # python -m agentic_bench.metrics.declarations [docs/metrics.md]

@@ -14,13 +14,17 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.metrics.declarations import LATENCY
+from agentic_bench.metrics.declarations import slo_limits
 
 # an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
-UPPER = {decl.slo: (decl.name, decl.slo.removeprefix(f"{decl.name}_").split("_")[0])
-         for decl in LATENCY if decl.slo}
+UPPER = slo_limits()  # the built-ins'; the verdict asks slo_limits() when it runs
 LOWER = ("min_duration_s", "min_sessions", "accuracy")
 SLO_KEYS = (*UPPER, *LOWER)
+
+
+def slo_keys() -> tuple[str, ...]:
+    """Every --slo key: one upper limit per declared latency SLO, then the lower limits."""
+    return (*slo_limits(), *LOWER)
 
 
 def parse_slos(items: list[str] | None) -> dict[str, float]:
@@ -29,9 +33,9 @@ def parse_slos(items: list[str] | None) -> dict[str, float]:
     for item in items or []:
         for part in filter(None, (p.strip() for p in item.split(","))):
             key, sep, value = part.partition("=")
-            if not sep or key not in SLO_KEYS:
+            if not sep or key not in slo_keys():
                 raise ConfigError(
-                    f"--slo {part!r}: expected KEY=VALUE with KEY in {', '.join(SLO_KEYS)}")
+                    f"--slo {part!r}: expected KEY=VALUE with KEY in {', '.join(slo_keys())}")
             try:
                 out[key] = float(value)
             except ValueError:
@@ -50,7 +54,7 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
         _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
            summary["counts"]["missing_turns"] == 0),
     ]
-    for key, (metric, stat) in UPPER.items():
+    for key, (metric, stat) in slo_limits().items():
         if key in slos:
             value = summary["latency_ms"][metric][stat]
             rows.append(_c(key, value, slos[key], "<=", value is not None and value <= slos[key]))

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agentic_bench.metrics.declarations import latency_values as declared_values
 from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting.svg_axes import nice_step
 
@@ -32,18 +33,11 @@ def llm_steps(records: Iterable[Record]) -> list[Record]:
 
 
 def latency_values(records: Sequence[Record]) -> dict[str, list[float]]:
-    """Values behind each latency metric of summary.json, in milliseconds."""
+    """Values behind each declared latency metric of summary.json, in milliseconds."""
     ok = [r for r in llm_steps(records) if r.get("status") == "ok"]
     turns = [r for r in records if r.get("type") == "turn" and r.get("status") == "ok"]
     sessions = [r for r in records if r.get("type") == "session" and r.get("status") == "ok"]
-    return {
-        "ttft": [r["ttft_ms"] for r in ok if r.get("ttft_ms") is not None],
-        "itl": [x for r in ok for x in r.get("itl_ms") or ()],
-        "tpot": [r["tpot_ms"] for r in ok if r.get("tpot_ms") is not None],
-        "request": [r["request_ms"] for r in ok if r.get("request_ms") is not None],
-        "turn": [t["latency_ms"] for t in turns if t.get("latency_ms") is not None],
-        "session": [s["latency_ms"] for s in sessions if s.get("latency_ms") is not None],
-    }
+    return declared_values(ok, turns, sessions)
 
 
 def cdf_points(values: Iterable[float], max_points: int = CDF_POINTS) -> list[Point]:

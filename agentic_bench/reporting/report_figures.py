@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from agentic_bench.metrics.declarations import latency_metrics
 from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, table
@@ -24,10 +25,6 @@ from agentic_bench.reporting.plots import (
 from agentic_bench.reporting.svg_axes import fmt_num
 
 Record = dict[str, Any]
-CDF_TITLES = {
-    "ttft": "TTFT", "itl": "Inter-token latency (ITL)", "tpot": "Time per output token (TPOT)",
-    "request": "Request latency", "turn": "Turn latency", "session": "Session latency",
-}
 CDF_REFS = (0.5, 0.9, 0.99)
 
 
@@ -39,8 +36,13 @@ def stats_note(values: Sequence[float]) -> str:
     return "  ".join([*parts, f"max {fmt_num(data[-1])} ms"]) + "  (dashed: p50, p90, p99)"
 
 
+def cdf_titles() -> dict[str, str]:
+    """Each declared latency metric's plot title (metrics/declarations.py)."""
+    return {d.name: d.heading for d in latency_metrics()}
+
+
 def cdf_figure(metric: str, values: Sequence[float]) -> str:
-    title = f"{CDF_TITLES.get(metric, metric)} CDF"
+    title = f"{cdf_titles().get(metric, metric)} CDF"
     fig_id = f"plot-{metric}-cdf"
     if not values:
         return figure(fig_id, title, no_data(f"no data: no successful {metric} measurements"))
@@ -52,7 +54,7 @@ def cdf_figure(metric: str, values: Sequence[float]) -> str:
 
 def cdf_figures(records: Sequence[Record]) -> str:
     values = rd.latency_values(records)
-    return "".join(cdf_figure(m, values[m]) for m in CDF_TITLES)
+    return "".join(cdf_figure(m, values[m]) for m in cdf_titles())
 
 
 def ttft_scatter_figure(records: Sequence[Record]) -> str:

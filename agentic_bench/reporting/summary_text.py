@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic_bench.metrics.declarations import LATENCY
+from agentic_bench.metrics.declarations import latency_metrics
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 
@@ -169,7 +169,7 @@ def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str
         return f"{label:<14}{count:>8}" + "".join(f"{v:>{width}}" for v in values)
 
     lines = [row("latency (ms)", "count", list(_STAT_COLUMNS))]
-    declared = [d.name for d in LATENCY if d.name in latency]  # metrics/declarations.py order
+    declared = [d.name for d in latency_metrics() if d.name in latency]  # declaration order
     names = declared + [name for name in latency if name not in declared]
     lines += [row(name, latency[name]["count"], [_fmt(latency[name][k]) for k in _STAT_COLUMNS])
               for name in names]

@@ -31,15 +31,17 @@ def _parse(path: Path, *argv: str, benchmark: str = "rag-e2e") -> argparse.Names
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_example_validates(path: Path) -> None:
+    from agentic_bench.cli.config_cmd import parse_for
+
     config = read_config(path)
     name = check_benchmark(config, None)
-    parsed = parse_task_args(load_task(name), ["--config", str(path)])
+    parsed = parse_for(name, ["--config", str(path)])
     assert parsed.out is not None  # each example names its output folder
 
 
 def test_there_are_examples_for_both_flagships() -> None:
     names = {read_config(p).benchmark for p in CONFIGS}
-    assert {"agentic-edge", "rag-e2e"} <= names and len(CONFIGS) >= 4
+    assert {"agentic-edge", "rag-e2e", "replay"} <= names and len(CONFIGS) >= 5
 
 
 def test_values_are_converted_as_the_command_line_would(tmp_path: Path) -> None:

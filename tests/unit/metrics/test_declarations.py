@@ -36,17 +36,17 @@ def test_latency_block_folds_each_declared_source() -> None:
 
 def test_slo_keys_and_compare_rows_come_from_the_declarations() -> None:
     from agentic_bench.metrics.verdict import UPPER
-    from agentic_bench.reporting.compare import METRICS
+    from agentic_bench.reporting.compare import metrics
 
     assert set(UPPER) == set(SLO_KEYS) == {"ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms"}
     assert UPPER["turn_p90_ms"] == ("turn", "p90") and UPPER["ttft_p99_ms"] == ("ttft", "p99")
-    rows = [m for m in METRICS if m.path[0] == "latency_ms"]
+    rows = [m for m in metrics() if m.path[0] == "latency_ms"]
     assert [(m.path[1], m.path[2]) for m in rows] == \
         [(d.name, stat) for d in LATENCY for stat in d.compare]
     assert all(m.better == "lower" and m.unit == "ms" for m in rows)
     from agentic_bench.metrics.declarations import FIGURES
 
-    others = [m for m in METRICS if m.path[0] != "latency_ms"]
+    others = [m for m in metrics() if m.path[0] != "latency_ms"]
     assert [(m.label, m.path, m.unit, m.better) for m in others] == \
         [(f.label, f.path, f.unit, f.better) for f in FIGURES]  # every row is declared
 
@@ -60,3 +60,42 @@ def test_the_progress_line_uses_the_summary_percentiles() -> None:
     line = progress.line()
     assert "TTFT p50 2.5 ms" in line  # linear interpolation, as summary.json (not 3.0)
     assert f"p99 {describe([1.0, 2.0, 3.0, 4.0])['p99']:.1f} ms" in line
+
+
+def test_one_declaration_reaches_summary_text_report_compare_slo_and_docs() -> None:
+    """#23 acceptance: a metric added by one declaration appears in summary.json, summary.txt,
+    the report (its latency table and a CDF plot), compare, the SLO keys and the docs."""
+    from agentic_bench.metrics.aggregate import RunInfo, summarize
+    from agentic_bench.metrics.declarations import MetricDecl, declared_latency, markdown_table
+    from agentic_bench.metrics.verdict import parse_slos
+    from agentic_bench.reporting.compare import compare_rows, render_compare_text
+    from agentic_bench.reporting.html import render_report
+    from agentic_bench.reporting.summary_text import render_text
+
+    records = [{"type": "run", "benchmark": "t", "config": {}},
+               {"type": "step", "session_id": "s", "turn": 0, "kind": "llm", "status": "ok",
+                "t_sent_ns": 0, "t_end_ns": 9_000_000, "request_ms": 9.0, "ttft_ms": 4.0,
+                "queue_ms": 2.5, "output_tokens": 3, "input_tokens": 5},
+               {"type": "turn", "session_id": "s", "session_index": 0, "turn": 0, "status": "ok",
+                "latency_ms": 9.0},
+               {"type": "session", "session_id": "s", "session_index": 0, "status": "ok",
+                "turns": 1, "latency_ms": 9.0}]
+    decl = MetricDecl("queue", "queue wait", "step", "queue_ms", "ms", "lower",
+                      "queue_p99_ms", ("p50",), "time the server kept the request queued",
+                      "Queue wait")
+    with declared_latency(decl):
+        assert parse_slos(["queue_p99_ms=1"]) == {"queue_p99_ms": 1.0}  # a new SLO key
+        run = RunInfo(benchmark="t", complete=True, duration_s=1.0, stop_reason="done",
+                      slos={"queue_p99_ms": 1.0}, config={})
+        summary = summarize(records, run)
+        assert summary["latency_ms"]["queue"]["p50"] == 2.5  # summary.json
+        gate = next(c for c in summary["constraints"] if c["name"] == "queue_p99_ms")
+        assert gate["ok"] is False and summary["result"] == "INVALID"  # the verdict gates it
+        assert "\nqueue " in render_text(summary)  # summary.txt
+        html = render_report(summary, records)
+        assert "Queue wait CDF" in html and ">queue<" in html  # report: plot and table row
+        rows = compare_rows([summary, summary])
+        assert any(r.metric.label == "queue wait p50" and r.values == [2.5, 2.5] for r in rows)
+        assert "queue wait p50" in render_compare_text([summary, summary], ["a", "b"])
+        assert "| `queue` (queue wait) |" in markdown_table()  # the docs' generated table
+    assert "queue" not in summarize(records, run)["latency_ms"]  # gone with the declaration
