@@ -178,6 +178,30 @@ def identity(options: OptionsModel) -> dict[str, Any]:
     return {k: v for k, v in public_options(options).items() if found[k].identity}
 
 
+def json_schema(model: type[OptionsModel], benchmark: str) -> dict[str, Any]:
+    """The JSON Schema of a configuration file for ``model``: each option under both of its
+    spellings (``max_rounds``, ``max-rounds``), ``benchmark`` fixed to ``benchmark``, nothing
+    else allowed."""
+    schema = model.model_json_schema()
+    properties: dict[str, Any] = {"benchmark": {"const": benchmark,
+                                                "description": "what this file configures"}}
+    for name, spec in specs(model).items():
+        entry = schema["properties"][name]
+        if spec.kind == "list":  # a file may give one value for a list option
+            entry = {**entry, "anyOf": [{"type": "array", "items": entry.get("items", {})},
+                                        entry.get("items", {})]}
+            entry.pop("type", None)
+            entry.pop("items", None)
+        properties[name] = entry
+        dashed = spec.flag.lstrip("-")
+        if dashed != name:
+            properties[dashed] = {"$ref": f"#/properties/{name}"}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": f"agentic-bench {benchmark} configuration", "type": "object",
+            "properties": properties, "additionalProperties": False,
+            **({"$defs": schema["$defs"]} if "$defs" in schema else {})}
+
+
 def to_argv(options: OptionsModel) -> list[str]:
     """The command line that gives back ``options`` (values that differ from the defaults)."""
     argv: list[str] = []
@@ -209,5 +233,5 @@ def from_recipe(model: type[M], data: dict[str, Any]) -> M:
     return model.model_validate_json(json.dumps(data))
 
 
-__all__ = ["OptionSpec", "OptionsModel", "from_recipe", "identity", "option", "public_options",
-           "recipe_data", "specs", "to_argv"]
+__all__ = ["OptionSpec", "OptionsModel", "from_recipe", "identity", "json_schema", "option",
+           "public_options", "recipe_data", "specs", "to_argv"]

@@ -1,5 +1,6 @@
-"""``agentic-bench config check FILE`` and ``agentic-bench config show BENCHMARK [OPTIONS]``.
+"""``agentic-bench config check FILE``, ``config show BENCHMARK [OPTIONS]``, ``config schema``.
 
+``schema`` prints the JSON Schema such a file follows (editors validate and complete with it).
 ``check`` validates a run configuration file without running anything (exit 0, or 2 with the
 file, the key's line and what was expected). ``show`` prints the effective options of a run —
 defaults, preset, file and command line merged — as a config file that ``run --config`` takes
@@ -29,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("benchmark", metavar="BENCHMARK")
     s.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTIONS")
     s.set_defaults(func=show_main)
+    j = config_sub.add_parser("schema", help="print the JSON Schema of BENCHMARK's configuration "
+                              "files (for editors: yaml-language-server, VS Code)")
+    j.add_argument("benchmark", metavar="BENCHMARK", help="a benchmark, or 'replay'")
+    j.set_defaults(func=schema_main)
     p.set_defaults(func=lambda args: _usage(p))
 
 
@@ -83,3 +88,22 @@ def show_main(args: argparse.Namespace) -> int:
     print(yaml.safe_dump(effective_options(parsed, args.benchmark), sort_keys=False,
                          default_flow_style=False), end="")
     return 0
+
+
+def schema_main(args: argparse.Namespace) -> int:
+    import json
+
+    from agentic_bench.option_schema import json_schema
+
+    print(json.dumps(json_schema(_model_for(args.benchmark), args.benchmark), indent=2))
+    return 0
+
+
+def _model_for(name: str) -> Any:
+    if name == "replay":
+        from agentic_bench.run_schema import ReplayCommandOptions
+
+        return ReplayCommandOptions
+    from agentic_bench.tasks.registry import load_task, task_options
+
+    return task_options(load_task(name))

@@ -86,27 +86,41 @@ class FigureDecl:
     unit: str
     better: str  # "lower", "higher" or "" (no direction: the verdict)
     description: str
+    report: str = ""  # its row in the report's rates table ("": shown elsewhere there)
 
 
 FIGURES: tuple[FigureDecl, ...] = (
     FigureDecl("requests/s", ("throughput", "requests_per_s"), "1/s", "higher",
-               "successful requests / run duration"),
+               "successful requests / run duration", "requests/s"),
     FigureDecl("output tok/s", ("throughput", "output_tokens_per_s"), "1/s", "higher",
-               "output tokens of successful requests / run duration"),
+               "output tokens of successful requests / run duration", "output tokens/s"),
     FigureDecl("sessions/s", ("throughput", "sessions_per_s"), "1/s", "higher",
-               "sessions completed without error / run duration"),
+               "sessions completed without error / run duration", "sessions/s"),
     FigureDecl("goodput", ("goodput", "sessions_per_s"), "sess/s", "higher",
-               "sessions per second that met every SLO"),
+               "sessions per second that met every SLO",
+               "goodput (sessions/s meeting every SLO)"),
     FigureDecl("interactivity", ("interactivity", "e2e_avg_interactivity"), "tok/s", "higher",
-               "MLCommons endpoints' e2e_avg_interactivity"),
+               "MLCommons endpoints' e2e_avg_interactivity",
+               "interactivity, e2e avg (tok/s per user)"),
     FigureDecl("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "", "higher",
-               "cached / prompt tokens, as the server reports them"),
+               "cached / prompt tokens, as the server reports them", "prefix-cache hit rate"),
     FigureDecl("errors", ("counts", "errors"), "", "lower", "failed requests and stages"),
     FigureDecl("accuracy", ("accuracy", "headline"), "", "higher",
                "the benchmark's headline accuracy"),
     FigureDecl("result", ("result",), "", "", "VALID or INVALID"),
 )
 BY_NAME = {decl.name: decl for decl in LATENCY}
+
+
+def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
+    """The value at ``path`` in a summary (None where a key is missing)."""
+    node: Any = summary
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
 SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)  # the built-ins'
 
 _DECLARED: list[MetricDecl] = list(LATENCY)
@@ -189,7 +203,7 @@ def render_doc(text: str) -> str:
 
 
 __all__ = ["BY_NAME", "FIGURES", "LATENCY", "SLO_KEYS", "STATS", "FigureDecl", "MetricDecl",
-           "declare_latency", "declared_latency", "figures_table", "latency_block",
+           "declare_latency", "declared_latency", "figure_value", "figures_table", "latency_block",
            "latency_metrics", "latency_values", "markdown_table", "render_doc", "slo_limits"]
 
 

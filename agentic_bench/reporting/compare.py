@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.metrics.declarations import FIGURES, latency_metrics
+from agentic_bench.metrics.declarations import figure_value as metric_value
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
@@ -39,15 +40,6 @@ class Row:
     metric: Metric
     values: list[Any]
     ratios: list[float | None]  # value / first run's value; None where undefined
-
-
-def metric_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
-    node: Any = summary
-    for key in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
 
 
 def ratio(value: Any, base: Any) -> float | None:

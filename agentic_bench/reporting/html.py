@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.declarations import FIGURES, figure_value
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
@@ -98,7 +99,6 @@ def verdict_section(summary: dict[str, Any]) -> str:
 
 def summary_section(summary: dict[str, Any]) -> str:
     c = summary.get("counts") or {}
-    t = summary.get("throughput") or {}
     counts = kv_table([
         ("sessions ok / total", f"{c.get('sessions_ok', 0):,} / {c.get('sessions', 0):,}"),
         ("turns ok / planned", f"{c.get('turns_ok', 0):,} / {c.get('turns', 0):,}"),
@@ -107,15 +107,10 @@ def summary_section(summary: dict[str, Any]) -> str:
         ("errors", c.get("errors")),
         ("output tokens", c.get("output_tokens")),
     ], "table-counts")
-    rates = kv_table([
-        ("requests/s", t.get("requests_per_s")),
-        ("output tokens/s", t.get("output_tokens_per_s")),
-        ("sessions/s", t.get("sessions_per_s")),
-        ("goodput (sessions/s meeting every SLO)",
-         (summary.get("goodput") or {}).get("sessions_per_s")),
-        ("interactivity, e2e avg (tok/s per user; failed excluded)",
-         " / ".join(fmt_num((summary.get("interactivity") or {}).get(k))
-                    for k in ("e2e_avg_interactivity", "e2e_avg_interactivity_ok"))),
+    rates = kv_table([  # the run-level figures metrics/declarations.py gives a report row
+        *((f.report, figure_value(summary, f.path)) for f in FIGURES if f.report),
+        ("interactivity, failed requests excluded",
+         (summary.get("interactivity") or {}).get("e2e_avg_interactivity_ok")),
         ("duration (s)", summary.get("duration_s")),
     ], "table-throughput")
     lat = summary.get("latency_ms") or {}

@@ -236,3 +236,21 @@ def test_a_legacy_add_arguments_task_gets_a_derived_model(tmp_path: Path) -> Non
     with pytest.raises(ConfigError, match=r"run.yaml:1: steps: expected an integer"):
         parse_task_options(task, ["--config", str(path)])
     assert "legacy:" in build_parser(task_options(task), prog="x").format_help()
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "configs").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_config_schema_accepts_the_shipped_examples_and_refuses_a_wrong_key(
+        path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema validates the JSON Schema "
+                                     "`config schema` prints (installed with the test extras)")
+    from agentic_bench.cli.main import main
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert main(["config", "schema", data["benchmark"]]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    jsonschema.validate(data, schema)  # dashed and underscored keys, one value for a list
+    with pytest.raises(jsonschema.ValidationError, match="quik"):
+        jsonschema.validate({**data, "quik": True}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**data, "seed": "many"}, schema)
