@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from agentic_bench.config_file import ConfigFile, read_config
+from agentic_bench.config_file import ConfigFile, check_benchmark, read_config
 from agentic_bench.errors import ConfigError
 from agentic_bench.option_schema import OptionsModel, OptionSpec, specs
 
@@ -59,7 +59,8 @@ def _add(group: Any, spec: OptionSpec) -> None:
     kwargs: dict[str, Any] = {"help": help_text, "metavar": spec.metavar}
     if spec.choices is not None:
         kwargs["choices"] = spec.choices
-        kwargs.pop("metavar") if spec.metavar is None else None
+        if spec.metavar is None:  # argparse shows the choices
+            del kwargs["metavar"]
     if spec.scalar in (int, float, Path):
         kwargs["type"] = spec.scalar
     if spec.kind == "list":
@@ -82,8 +83,6 @@ def parse_options(model: type[M], argv: Sequence[str], *, prog: str,
     if getattr(namespace, "config", None):
         config = read_config(namespace.config)
         if benchmark is not None:
-            from agentic_bench.config_file import check_benchmark
-
             check_benchmark(config, benchmark)
     return resolve(model, explicit, config, preset)
 
@@ -91,19 +90,19 @@ def parse_options(model: type[M], argv: Sequence[str], *, prog: str,
 def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | None = None,
             preset: Preset | None = None) -> M:
     """Defaults < preset < file < ``explicit`` (the command line's values), validated."""
-    origins: dict[str, str] = {name: "flag" for name in explicit}
     from_file: dict[str, Any] = {}
     lines: dict[str, tuple[int, str]] = {}
     if config is not None:
         from_file, lines = file_values(model, config)
     merged = {**from_file, **_plain(explicit)}
-    options = _validate(model, merged, config, lines, origins)
+    file_lines = {k: v for k, v in lines.items() if k not in explicit}  # where a value came from
+    options = _validate(model, merged, config, file_lines)
     if preset is None:
         return options
     extra = {k: v for k, v in preset(options).items() if k not in merged}
     if not extra:
         return options
-    return _validate(model, {**_plain(extra), **merged}, config, lines, origins)
+    return _validate(model, {**_plain(extra), **merged}, config, file_lines)
 
 
 def file_values(model: type[OptionsModel], config: ConfigFile
@@ -123,6 +122,9 @@ def file_values(model: type[OptionsModel], config: ConfigFile
             hint = f" (did you mean '{near[0]}'?)" if near else ""
             raise ConfigError(f"{config.path}:{line}: {key}: not an option of this "
                               f"benchmark{hint}")
+        if spec.name in lines:
+            raise ConfigError(f"{config.path}:{line}: {key}: given twice (line "
+                              f"{lines[spec.name][0]} sets {lines[spec.name][1]})")
         if spec.kind == "list" and not isinstance(value, list):
             value = [value]
         values[spec.name] = value
@@ -136,17 +138,17 @@ def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _validate(model: type[M], data: dict[str, Any], config: ConfigFile | None,
-              lines: dict[str, tuple[int, str]], origins: dict[str, str]) -> M:
+              lines: dict[str, tuple[int, str]]) -> M:
+    """``data`` validated as JSON (strictly: no ``"3"`` for a number); ``lines``: the file's
+    line and key of each value the file gave (the others came from the command line)."""
     try:
-        text = json.dumps(data, default=str)
-        return model.model_validate_json(text)
+        return model.model_validate_json(json.dumps(data, default=str))
     except ValidationError as exc:
-        raise ConfigError(_explain(model, exc, data, config, lines, origins)) from None
+        raise ConfigError(_explain(model, exc, config, lines)) from None
 
 
-def _explain(model: type[OptionsModel], exc: ValidationError, data: dict[str, Any],
-             config: ConfigFile | None, lines: dict[str, tuple[int, str]],
-             origins: dict[str, str]) -> str:
+def _explain(model: type[OptionsModel], exc: ValidationError, config: ConfigFile | None,
+             lines: dict[str, tuple[int, str]]) -> str:
     """The first error, said where its value came from."""
     error = exc.errors()[0]
     loc = error["loc"]
@@ -162,7 +164,7 @@ def _explain(model: type[OptionsModel], exc: ValidationError, data: dict[str, An
         what = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
     else:
         what = f"expected {spec.expected()}, got {shown}"
-    if name in lines and name not in origins and config is not None:
+    if name in lines and config is not None:
         line, key = lines[name]
         return f"{config.path}:{line}: {key}{index}: {what}"
     return f"{spec.flag}{index}: {what}"

@@ -175,6 +175,8 @@ def test_an_old_run_record_without_options_is_compared_on_its_config(tmp_path: P
     ("retrieve-k: 2.5\n", r"run.yaml:1: retrieve-k: expected an integer, got 2.5"),
     ("request_timeout: fast\n", r"run.yaml:1: request_timeout: expected a number, got 'fast'"),
     ("cache-dir: 3\n", r"run.yaml:1: cache-dir: expected a path, got 3"),
+    ("max-rounds: 2\nmax_rounds: 3\n", r"run.yaml:2: max_rounds: given twice \(line 1 sets "
+                                       r"max-rounds\)"),
 ])
 def test_a_bad_value_names_file_line_key_path_and_expectation(tmp_path: Path, text: str,
                                                               message: str) -> None:
