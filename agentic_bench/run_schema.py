@@ -81,7 +81,7 @@ class CommonOptions(OptionsModel):
                                     help="stop issuing after S seconds")
     max_errors: int | None = option(None, metavar="N", group=LOAD, identity=True,
                                     help="stop issuing after N errors")
-    seed: int = option(42, group=LOAD, identity=True,
+    seed: int = option(42, metavar="N", group=LOAD, identity=True,
                        help="seed for arrival schedules (42)")
     sweep: str | None = option(
         None, metavar="KEY=V1,V2,...", group=LOAD, example="concurrency=1,2",

@@ -53,7 +53,9 @@ def main(args: argparse.Namespace) -> int:
 
         benchmark = check_benchmark(read_config(args.run_config_file), benchmark)
         rest = ["--config", args.run_config_file, *rest]
-    if args.help_requested or not benchmark:
+    if args.help_requested and benchmark:  # `run --config FILE --help`: that benchmark's
+        rest = ["--help"]
+    elif args.help_requested or not benchmark:
         print(_usage(discover()))
         return 0 if args.help_requested else 2
     task = load_task(benchmark)
