@@ -93,23 +93,24 @@ class OptionSpec:
         return f"a list of {one.split(' ', 1)[1]}s (or one)" if self.kind == "list" else one
 
 
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """``X | None`` → (X, True); anything else → (itself, False)."""
+def _unwrap(annotation: Any) -> Any:
+    """``X | None`` → X; anything else → itself."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1:
-            return args[0], True
-    return annotation, False
+            return args[0]
+    return annotation
 
 
 @functools.cache
 def specs(model: type[OptionsModel]) -> dict[str, OptionSpec]:
-    """Every field of ``model`` as an :class:`OptionSpec`, in declaration order."""
+    """Every field of ``model`` as an :class:`OptionSpec`: the most derived class's first (a
+    benchmark's own options before the common ones), each class's in declaration order."""
     out: dict[str, OptionSpec] = {}
     for name in _most_specific_first(model):
         info = model.model_fields[name]
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        annotation, _ = _unwrap(info.annotation)
+        annotation = _unwrap(info.annotation)
         choices: tuple[Any, ...] | None = None
         kind: Kind = "value"
         if annotation is bool:
