@@ -19,6 +19,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench import __version__
+from agentic_bench.config_file import write_run_config
 from agentic_bench.contracts import ExecContext, RecordSink, Workload
 from agentic_bench.endpoint.resolve import open_endpoint
 from agentic_bench.errors import ConfigError
@@ -113,6 +114,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                                   options=config.identity) if config.resume
                    else ResumeState())
         out.mkdir(parents=True, exist_ok=True)
+        write_run_config(out, config.command or workload.name, config.options_shown)
         writer = RecordWriter(out / "records.jsonl").open()
         records: list[dict[str, Any]] = list(resumed.records)
         planned = (None if config.loadgen is not None

@@ -114,6 +114,7 @@ def goodput_fraction(summary: dict[str, Any]) -> float:
 
 def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
     from agentic_bench.bench import default_out, run_workload
+    from agentic_bench.config_file import write_run_config
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
     from agentic_bench.reporting.sweep_html import write_sweep_html
 
@@ -123,6 +124,8 @@ def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
                           "ttft_p99_ms=..., tpot_p99_ms=... or turn_p90_ms=...")
     base = config.out or default_out(f"{workload.name}-search")
     base.mkdir(parents=True, exist_ok=True)
+    write_run_config(base, config.command or workload.name, config.options_shown,
+                     sweep_folder=True)
     probed: list[dict[str, Any]] = []
 
     def meets(value: float) -> bool:

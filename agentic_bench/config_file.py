@@ -73,6 +73,32 @@ def read_config(path: str | Path) -> ConfigFile:
     return ConfigFile(source, benchmark, entries)
 
 
+# one-shot actions a saved configuration must not repeat: continuing or replacing that folder
+NOT_SAVED = frozenset({"out", "resume", "retry_errors", "overwrite"})
+
+
+def write_run_config(out: Path, benchmark: str, shown: dict[str, Any], *,
+                     sweep_folder: bool = False) -> Path | None:
+    """``out/config.yaml``: the run's validated options as a file that ``run --config`` (or
+    ``replay --config`` for a replay) takes back — the run again, into a new folder. ``shown``
+    is already redacted (URLs without credentials; API keys only by variable name). Nothing
+    is written for a run configured without the options schema (``shown`` empty), nor for one
+    point of a ``--sweep``/``--search``: the sweep writes its own into its folder
+    (``sweep_folder``)."""
+    import yaml
+
+    if not shown or (not sweep_folder and (shown.get("sweep") or shown.get("search"))):
+        return None
+    kept = {k: v for k, v in shown.items() if v is not None and k not in NOT_SAVED}
+    command = "replay" if benchmark == "replay" else "run"
+    path = out / "config.yaml"
+    head = (f"# the options of this run (URLs redacted): agentic-bench {command} --config {path}"
+            f" runs it again; --resume {out} continues it")
+    body = yaml.safe_dump({"benchmark": benchmark, **kept}, sort_keys=False)
+    path.write_text(f"{head}\n{body}", encoding="utf-8")
+    return path
+
+
 def check_benchmark(config: ConfigFile, benchmark: str | None) -> str:
     """The benchmark to run: the command line's, which must agree with the file's if both."""
     if benchmark and config.benchmark and benchmark != config.benchmark:

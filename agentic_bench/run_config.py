@@ -40,6 +40,7 @@ class RunConfig:
     # ``options``) and the part of them that identifies the run (``--resume`` compares it)
     options_shown: dict[str, Any] = field(default_factory=dict)
     identity: dict[str, Any] = field(default_factory=dict)
+    command: str | None = None  # what a saved config.yaml names: the benchmark, or "replay"
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""

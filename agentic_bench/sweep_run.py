@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.bench import default_out, run_workload
+from agentic_bench.config_file import write_run_config
 from agentic_bench.contracts import Workload
 from agentic_bench.metrics.sweep import sweep_point, sweep_summary
 from agentic_bench.reporting.sweep_html import write_sweep_html
@@ -18,6 +19,8 @@ def run_sweep(workload: Workload, config: RunConfig, key: str,
               values: list[float]) -> dict[str, Any]:
     base = config.out or default_out(f"{workload.name}-sweep")
     base.mkdir(parents=True, exist_ok=True)
+    write_run_config(base, config.command or workload.name, config.options_shown,
+                     sweep_folder=True)
     points = []
     for value in values:
         load = (replace(config.load, concurrency=int(value)) if key == "concurrency"

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def run_config(args: Any) -> Any:
-    """Build a RunConfig from parsed options (imports the harness lazily)."""
+def run_config(args: Any, command: str | None = None) -> Any:
+    """Build a RunConfig from validated options (imports the harness lazily); ``command``:
+    the benchmark's name (``run NAME``) or ``replay``, for the run's saved config.yaml."""
     import secrets
 
     from agentic_bench.errors import ConfigError
@@ -78,7 +79,8 @@ def run_config(args: Any) -> Any:
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
                      workers_per_node=args.workers_per_node, loadgen=loadgen,
                      transport=args.transport,
-                     options_shown=public_options(args), identity=identity(args))
+                     options_shown=public_options(args), identity=identity(args),
+                     command=command)
 
 
 def execute(workload: Any, config: Any, args: Any) -> int:

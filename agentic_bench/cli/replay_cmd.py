@@ -44,7 +44,7 @@ def main(args: argparse.Namespace) -> int:
     from agentic_bench.tasks.trace_replay import trace_workload
 
     options = parse_replay_args(list(args.rest))
-    config = run_config(options)
+    config = run_config(options, "replay")
     workload = trace_workload(options.trace, fmt=options.format)
     if config.options.history == "live":
         _refuse_live_fanout(workload.source)

@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
         return 0 if args.help_requested else 2
     task = load_task(benchmark)
     task_args = parse_task_args(task, rest)
-    config = run_config(task_args)
+    config = run_config(task_args, task.name)
     workload = task.workload(task_args)
     if workload.recipe is None:
         workload.recipe = task_recipe(task.name, task_args)

@@ -1,5 +1,6 @@
 """The options schema end to end (#23 item 3): a replay configured by a file on the simulator
-keeps its validated options in the run record, whose records all carry the declared fields;
+keeps its validated options in the run record, whose records all carry the declared fields, and
+in config.yaml, from which the same run runs again;
 ``--resume`` names the identity option that differs; a sharded benchmark's workers rebuild
 their workload from the options as JSON (the recipe), not from a pickled namespace."""
 
@@ -42,6 +43,14 @@ def test_replay_from_a_config_file(sim_factory, trace_factory, cli, tmp_path: Pa
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["load"]["concurrency"] == 2 and summary["result"] == "VALID"
     assert summary["slos"]["ttft_p99_ms"] == 5000
+    saved = yaml.safe_load((out / "config.yaml").read_text())  # the run, as a config file
+    assert saved["benchmark"] == "replay" and saved["concurrency"] == 2
+    assert "out" not in saved and "resume" not in saved
+    rerun = tmp_path / "rerun"
+    res = cli("replay", "--config", str(out / "config.yaml"), "--out", str(rerun), "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert {k: v for k, v in _records(rerun)[0]["options"].items() if k != "out"} == \
+        {k: v for k, v in options.items() if k != "out"}  # the same run again
     again = cli("replay", "--config", str(config), "--endpoint", sim.url, "--resume", str(out),
                 "--concurrency", "3", "--quiet")
     assert again.returncode == 2 and "--concurrency: 2 then, 3 now" in again.stderr

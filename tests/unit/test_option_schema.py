@@ -256,3 +256,24 @@ def test_config_schema_accepts_the_shipped_examples_and_refuses_a_wrong_key(
         jsonschema.validate({**data, "quik": True}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**data, "seed": "many"}, schema)
+
+
+def test_a_run_saves_its_options_as_a_config_file(tmp_path: Path) -> None:
+    from agentic_bench.config_file import write_run_config
+
+    options = parse_for("rag-e2e", ["--quick", "--out", "o", "--endpoint", "http://u:pw@h:1/v1",
+                                    "--overwrite"])
+    path = write_run_config(tmp_path, "rag-e2e", public_options(options))
+    assert path == tmp_path / "config.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# the options of this run") and "pw" not in text
+    saved = yaml.safe_load(text)
+    assert saved["benchmark"] == "rag-e2e" and saved["quick"] is True
+    assert not {"out", "resume", "overwrite", "retry_errors"} & set(saved)  # no one-shot action
+    assert None not in saved.values()
+    again = parse_for("rag-e2e", ["--config", str(path)])
+    assert again.quick and again.out is None and again.endpoint == "http://***@h:1/v1"
+    point = parse_for("rag-e2e", ["--quick", "--sweep", "concurrency=1,2"])
+    assert write_run_config(tmp_path / "p", "rag-e2e", public_options(point)) is None
+    assert write_run_config(tmp_path, "rag-e2e", public_options(point), sweep_folder=True)
+    assert write_run_config(tmp_path, "rag-e2e", {}) is None  # a run built without the schema
