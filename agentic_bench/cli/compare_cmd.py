@@ -26,7 +26,9 @@ def main(args: argparse.Namespace) -> int:
     from agentic_bench.reporting.compare import (
         CompareRun,
         render_compare_text,
+        render_option_differences,
         run_names,
+        run_options,
         write_compare_html,
     )
     from agentic_bench.reporting.regenerate import load_run
@@ -37,6 +39,7 @@ def main(args: argparse.Namespace) -> int:
         for note in run.notes:
             print(f"note: {name}: {note}", file=sys.stderr)
     print(render_compare_text(names, [r.summary for r in loaded]), end="")
+    print(render_option_differences(names, [run_options(r.records) for r in loaded]), end="")
     path = write_compare_html(args.out, [CompareRun(n, r.summary, r.records)
                                          for n, r in zip(names, loaded, strict=True)])
     print(f"wrote {path}")

@@ -3,6 +3,7 @@ against the first run, and ``compare.html`` with overlaid latency CDFs."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from agentic_bench.metrics.declarations import figure_value as metric_value
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
+from agentic_bench.reporting.regenerate import run_record
 from agentic_bench.reporting.svg_axes import esc
 
 
@@ -110,6 +112,51 @@ class CompareRun:
     records: list[dict[str, Any]]
 
 
+# where a run was written and how it was watched: not what it measured
+NOT_COMPARED = frozenset({"out", "resume", "overwrite", "retry_errors", "quiet", "config"})
+
+
+def option_differences(options: Sequence[dict[str, Any] | None]
+                       ) -> list[tuple[str, list[Any]]]:
+    """The options (from each run record's ``options``, as validated by the options schema)
+    whose values are not the same in every run that recorded them, as ``--flag`` and the
+    values in run order (``None`` for a run that did not record options)."""
+    known = [o for o in options if o is not None]
+    if len(known) < 2:
+        return []
+    keys = list(dict.fromkeys(k for o in known for k in o if k not in NOT_COMPARED))
+    return [(f"--{key.replace('_', '-')}", [None if o is None else o.get(key) for o in options])
+            for key in keys if len({json.dumps(o.get(key), sort_keys=True) for o in known}) > 1]
+
+
+def run_options(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The run record's ``options`` (None for a run written before record version 2)."""
+    options = run_record(records).get("options")
+    return options if isinstance(options, dict) and options else None
+
+
+def render_option_differences(names: Sequence[str],
+                              options: Sequence[dict[str, Any] | None]) -> str:
+    """The text block ``compare`` prints under its table: which options differ."""
+    diffs = option_differences(options)
+    missing = [n for n, o in zip(names, options, strict=True) if o is None]
+    lines = []
+    if diffs:
+        width = max(len(flag) for flag, _ in diffs)
+        lines.append("options that differ:")
+        lines += [f"  {flag:<{width}}  " + "  ".join(_shown(v) for v in values)
+                  for flag, values in diffs]
+    elif len(options) - len(missing) >= 2:
+        lines.append("options: the same in every run")
+    if missing:
+        lines.append(f"options not recorded (runs before record version 2): {', '.join(missing)}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _shown(value: Any) -> str:
+    return "-" if value is None else json.dumps(value) if isinstance(value, list) else str(value)
+
+
 def _cdf_figure(metric: str, title: str, runs: Sequence[CompareRun]) -> str:
     fig_id = f"plot-compare-{metric}-cdf"
     series = []
@@ -150,12 +197,18 @@ def render_compare_html(runs: Sequence[CompareRun]) -> str:
                        metric_value(r.summary, ("endpoint", "url")),
                        r.summary.get("duration_s")] for r in runs], table_id="table-runs")
     figs = "".join(_cdf_figure(m, t, runs) for m, t in CDF_METRICS)
+    diffs = option_differences([run_options(r.records) for r in runs])
+    diff_tbl = (table(["option", *names], [[flag, *(_shown(v) for v in values)]
+                                           for flag, values in diffs],
+                      table_id="table-option-differences")
+                if diffs else '<p class="note">no recorded option differs</p>')
     content = (f"<h1>agentic-bench compare</h1><p class=\"sub\">{esc(' vs '.join(names))}</p>"
                + section("section-runs", "Runs", runs_tbl)
                + section("section-compare-table", "Headline metrics",
                          tbl + f'<p class="note">× = value / {esc(names[0])}\'s value</p>')
                + section("section-compare-cdfs", "Latency distributions",
-                         f'<div class="grid">{figs}</div>'))
+                         f'<div class="grid">{figs}</div>')
+               + section("section-option-differences", "Options that differ", diff_tbl))
     return page("agentic-bench compare: " + " vs ".join(names), content)
 
 

@@ -79,10 +79,16 @@ def test_report_needs_records(tmp_path: Path, capsys) -> None:
 def test_compare_two_runs(sim_factory, cli, tmp_path: Path, capsys) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     sa = saved_run(sim_factory, cli, a)
-    saved_run(sim_factory, cli, b)
+    saved_run(sim_factory, cli, b, "--concurrency", "2")
     assert command("compare", str(a), str(b), "--out", str(tmp_path / "cmp")) == 0
     text = capsys.readouterr().out
     ttft = next(line for line in text.splitlines() if line.startswith("TTFT p50"))
     assert ttft.split()[3] == f"{sa['latency_ms']['ttft']['p50']:.2f}"
     assert ttft.endswith("x)")
-    assert (tmp_path / "cmp" / "compare.html").exists()
+    # which options differ, from the run records (each run had its own simulator port)
+    differ = text[text.index("options that differ:"):].splitlines()
+    assert any(line.split() == ["--concurrency", "3", "2"] for line in differ), differ
+    assert any(line.split()[0] == "--endpoint" for line in differ)
+    assert not any(line.split()[0] in ("--out", "--quiet", "--sessions") for line in differ[1:])
+    html = (tmp_path / "cmp" / "compare.html").read_text()
+    assert 'id="table-option-differences"' in html and "--concurrency" in html

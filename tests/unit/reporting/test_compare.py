@@ -104,3 +104,28 @@ def test_compare_html_overlays_each_run(synth, tmp_path: Path) -> None:
     assert 'id="table-compare"' in html and "<script" not in html
     path = write_compare_html(tmp_path, runs)
     assert path.name == "compare.html" and path.read_text(encoding="utf-8") == html
+
+
+def test_option_differences_come_from_the_run_records() -> None:
+    from agentic_bench.reporting.compare import (
+        option_differences,
+        render_option_differences,
+        run_options,
+    )
+
+    a = {"concurrency": 2, "slo": ["ttft_p99_ms=1"], "out": "a", "quiet": False, "seed": 42}
+    b = {"concurrency": 4, "slo": ["ttft_p99_ms=1"], "out": "b", "quiet": True, "seed": 42}
+    c = {**a, "slo": ["ttft_p99_ms=2"], "max_rounds": 3}  # an option only c's benchmark has
+    assert option_differences([a, b]) == [("--concurrency", [2, 4])]  # not out or quiet
+    assert option_differences([a, b, None, c]) == [
+        ("--concurrency", [2, 4, None, 2]), ("--slo", [["ttft_p99_ms=1"]] * 2 + [None] +
+                                             [["ttft_p99_ms=2"]]),
+        ("--max-rounds", [None, None, None, 3])]
+    assert option_differences([a, None]) == []  # one recorded run: nothing to compare
+    text = render_option_differences(["A", "B", "C"], [a, b, None])
+    assert "options that differ:\n  --concurrency  2  4  -\n" in text
+    assert "options not recorded (runs before record version 2): C" in text
+    assert render_option_differences(["A", "B"], [a, a]) == "options: the same in every run\n"
+    run = {"type": "run", "options": a}
+    assert run_options([run, {"type": "step"}]) == a
+    assert run_options([{"type": "run", "config": {}}]) is None
