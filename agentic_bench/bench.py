@@ -138,6 +138,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         sink({"type": "run", "record_version": RECORD_VERSION, "benchmark": workload.name,
               "started_at": started,
               "config": config.public(), "options": config.options_shown,
+              **({"command_line": config.command_line} if config.command_line else {}),
               "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})
@@ -186,6 +187,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "client_cpu_s": time.process_time() - cpu0,
                 **_host_cpu(records),
                 "out_dir": str(out),
+                **({"command_line": config.command_line} if config.command_line else {}),
                 "resumed_sessions": len(resumed.done),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
                 **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),

@@ -222,6 +222,20 @@ def to_argv(options: OptionsModel) -> list[str]:
     return argv
 
 
+def command_line(prefix: list[str], options: OptionsModel) -> str:
+    """The shell command that runs ``options`` again into a new folder (``prefix``:
+    ``agentic-bench run NAME`` or ``agentic-bench replay``): the flags that differ from the
+    defaults, URLs redacted, without the one-shot ``--out``/``--resume``/``--overwrite``/
+    ``--retry-errors`` (as a saved config.yaml)."""
+    import json
+    import shlex
+
+    from agentic_bench.config_file import NOT_SAVED
+
+    kept = {k: v for k, v in public_options(options).items() if k not in NOT_SAVED}
+    return shlex.join([*prefix, *to_argv(type(options).model_validate_json(json.dumps(kept)))])
+
+
 def recipe_data(options: OptionsModel) -> dict[str, Any]:
     """The options as JSON data a worker process validates again (nothing redacted)."""
     dumped = options.model_dump(mode="json")
@@ -234,5 +248,5 @@ def from_recipe(model: type[M], data: dict[str, Any]) -> M:
     return model.model_validate_json(json.dumps(data))
 
 
-__all__ = ["OptionSpec", "OptionsModel", "from_recipe", "identity", "json_schema", "option",
-           "public_options", "recipe_data", "specs", "to_argv"]
+__all__ = ["OptionSpec", "OptionsModel", "command_line", "from_recipe", "identity",
+           "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]

@@ -41,6 +41,7 @@ class RunConfig:
     options_shown: dict[str, Any] = field(default_factory=dict)
     identity: dict[str, Any] = field(default_factory=dict)
     command: str | None = None  # what a saved config.yaml names: the benchmark, or "replay"
+    command_line: str = ""  # the shell command that runs these options again (URLs redacted)
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""

@@ -17,7 +17,7 @@ def run_config(args: Any, command: str | None = None) -> Any:
     from agentic_bench.errors import ConfigError
     from agentic_bench.load.spec import LoadSpec
     from agentic_bench.metrics.verdict import parse_slos
-    from agentic_bench.option_schema import identity, public_options
+    from agentic_bench.option_schema import command_line, identity, public_options
     from agentic_bench.replay.think import ThinkPolicy
     from agentic_bench.run_config import RunConfig
     from agentic_bench.run_options import ReplayOptions
@@ -80,7 +80,10 @@ def run_config(args: Any, command: str | None = None) -> Any:
                      workers_per_node=args.workers_per_node, loadgen=loadgen,
                      transport=args.transport,
                      options_shown=public_options(args), identity=identity(args),
-                     command=command)
+                     command=command,
+                     command_line="" if command is None else command_line(
+                         ["agentic-bench", *(["replay"] if command == "replay"
+                                             else ["run", command])], args))
 
 
 def execute(workload: Any, config: Any, args: Any) -> int:

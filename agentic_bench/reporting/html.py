@@ -165,6 +165,8 @@ def config_section(summary: dict[str, Any]) -> str:
              ("truncated record lines", harness.get("truncated_record_lines")),
              ("client CPU (s)", summary.get("client_cpu_s")),
              ("host CPU busy / steal / idle", _host_cpu_cell(summary.get("host_cpu"))),
+             ("command line (runs it again into a new folder; URLs redacted)",
+              summary.get("command_line") or "-"),
              ("summary schema", f"{summary.get('schema', '-')} v{summary.get('version', '-')}"),
              ("output directory", summary.get("out_dir"))]
     if summary.get("regenerated"):

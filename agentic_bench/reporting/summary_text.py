@@ -187,6 +187,7 @@ def render_text(summary: dict[str, Any]) -> str:
         "agentic-bench results summary",
         "================================================",
         f"Benchmark : {summary['benchmark']}",
+        *([f"Command   : {summary['command_line']}"] if summary.get("command_line") else []),
         f"Scenario  : {_load_line(summary.get('scenario') or {})}",
         f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",

@@ -7,6 +7,7 @@ their workload from the options as JSON (the recipe), not from a pickled namespa
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,15 @@ def test_replay_from_a_config_file(sim_factory, trace_factory, cli, tmp_path: Pa
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["load"]["concurrency"] == 2 and summary["result"] == "VALID"
     assert summary["slos"]["ttft_p99_ms"] == 5000
+    command = summary["command_line"]  # the run as a shell command (summary, txt, report)
+    assert command == run["command_line"] and command.startswith("agentic-bench replay ")
+    assert f"--endpoint {sim.url}" in command and "--concurrency 2" in command
+    assert "--out" not in command and f"Command   : {command}" in (out / "summary.txt").read_text()
+    assert command in (out / "report.html").read_text()
+    again_cmd = cli(*shlex.split(command)[1:], "--out", str(tmp_path / "cmd"), "--quiet")
+    assert again_cmd.returncode == 0, again_cmd.stderr
+    assert {k: v for k, v in _records(tmp_path / "cmd")[0]["options"].items() if k != "out"} == \
+        {k: v for k, v in options.items() if k != "out"}  # the command runs the same options
     saved = yaml.safe_load((out / "config.yaml").read_text())  # the run, as a config file
     assert saved["benchmark"] == "replay" and saved["concurrency"] == 2
     assert "out" not in saved and "resume" not in saved

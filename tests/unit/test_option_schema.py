@@ -277,3 +277,24 @@ def test_a_run_saves_its_options_as_a_config_file(tmp_path: Path) -> None:
     assert write_run_config(tmp_path / "p", "rag-e2e", public_options(point)) is None
     assert write_run_config(tmp_path, "rag-e2e", public_options(point), sweep_folder=True)
     assert write_run_config(tmp_path, "rag-e2e", {}) is None  # a run built without the schema
+
+
+def test_the_command_line_runs_the_same_options_again() -> None:
+    import shlex
+
+    from agentic_bench.option_schema import command_line
+
+    options = parse_for("rag-e2e", ["--quick", "--endpoint", "http://u:pw@h:1/v1?token=abc",
+                                    "--slo", "ttft_p99_ms=5", "--out", "x y", "--resume", "r",
+                                    "--max-rounds", "2"])
+    line = command_line(["agentic-bench", "run", "rag-e2e"], options)
+    assert "pw" not in line and "abc" not in line  # URLs redacted
+    assert "--out" not in line and "--resume" not in line  # a new folder, not this one
+    argv = shlex.split(line)
+    assert argv[:3] == ["agentic-bench", "run", "rag-e2e"]
+    again = parse_for("rag-e2e", argv[3:])
+    same = {k for k in type(options).model_fields if k not in ("endpoint", "out", "resume")}
+    assert {k: getattr(again, k) for k in same} == {k: getattr(options, k) for k in same}
+    replay = parse_for("replay", ["t.jsonl", "--concurrency", "2", "--scenario", "concurrency"])
+    assert command_line(["agentic-bench", "replay"], replay) == \
+        "agentic-bench replay t.jsonl --scenario concurrency --concurrency 2"
