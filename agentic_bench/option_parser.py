@@ -94,7 +94,7 @@ def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | No
     lines: dict[str, tuple[int, str]] = {}
     if config is not None:
         from_file, lines = file_values(model, config)
-    merged = {**from_file, **_plain(explicit)}
+    merged = {**from_file, **explicit}
     file_lines = {k: v for k, v in lines.items() if k not in explicit}  # where a value came from
     options = _validate(model, merged, config, file_lines)
     if preset is None:
@@ -102,7 +102,7 @@ def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | No
     extra = {k: v for k, v in preset(options).items() if k not in merged}
     if not extra:
         return options
-    return _validate(model, {**_plain(extra), **merged}, config, file_lines)
+    return _validate(model, {**extra, **merged}, config, file_lines)
 
 
 def file_values(model: type[OptionsModel], config: ConfigFile
@@ -132,14 +132,10 @@ def file_values(model: type[OptionsModel], config: ConfigFile
     return values, lines
 
 
-def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v)
-            for k, v in values.items()}
-
-
 def _validate(model: type[M], data: dict[str, Any], config: ConfigFile | None,
               lines: dict[str, tuple[int, str]]) -> M:
-    """``data`` validated as JSON (strictly: no ``"3"`` for a number); ``lines``: the file's
+    """``data`` validated as JSON (strictly: no ``"3"`` for a number; paths become text and
+    tuples lists on the way, as in a file); ``lines``: the file's
     line and key of each value the file gave (the others came from the command line)."""
     try:
         return model.model_validate_json(json.dumps(data, default=str))

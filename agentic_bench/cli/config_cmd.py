@@ -95,11 +95,12 @@ def schema_main(args: argparse.Namespace) -> int:
 
     from agentic_bench.option_schema import json_schema
 
-    print(json.dumps(json_schema(_model_for(args.benchmark), args.benchmark), indent=2))
+    print(json.dumps(json_schema(model_for(args.benchmark), args.benchmark), indent=2))
     return 0
 
 
-def _model_for(name: str) -> Any:
+def model_for(name: str) -> Any:
+    """The options model of ``run NAME`` (or of ``replay``)."""
     if name == "replay":
         from agentic_bench.run_schema import ReplayCommandOptions
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from agentic_bench.cli.config_cmd import effective_options, parse_for
+from agentic_bench.cli.config_cmd import effective_options, model_for, parse_for
 from agentic_bench.errors import ConfigError
 from agentic_bench.option_parser import build_parser
 from agentic_bench.option_schema import (
@@ -30,14 +30,6 @@ from agentic_bench.option_schema import (
 from agentic_bench.tasks.registry import load_task, task_options, task_recipe
 
 COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline"]
-
-
-def _model(name: str) -> Any:
-    if name == "replay":
-        from agentic_bench.run_schema import ReplayCommandOptions
-
-        return ReplayCommandOptions
-    return task_options(load_task(name))
 
 
 def _value(spec: OptionSpec) -> Any:
@@ -63,7 +55,7 @@ def _write(tmp_path: Path, data: dict[str, Any], name: str = "all.yaml") -> Path
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_flag_round_trips_config_flags_config(tmp_path: Path, name: str) -> None:
-    found = specs(_model(name))
+    found = specs(model_for(name))
     data = {"benchmark": name, **{s.flag.lstrip("-"): _value(s) for s in found.values()}}
     first = parse_for(name, ["--config", str(_write(tmp_path, data))])
     for spec in found.values():  # every option took the file's (non-default) value
@@ -78,7 +70,7 @@ def test_every_flag_round_trips_config_flags_config(tmp_path: Path, name: str) -
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_help_is_generated_from_the_declarations(name: str) -> None:
-    model = _model(name)
+    model = model_for(name)
     text = build_parser(model, prog="x").format_help()
     for spec in specs(model).values():
         assert spec.flag in text, spec.flag
