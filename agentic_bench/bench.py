@@ -24,6 +24,7 @@ from agentic_bench.contracts import ExecContext, RecordSink, Workload
 from agentic_bench.endpoint.resolve import open_endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.load import gc_policy
+from agentic_bench.load.lanes import LaneRunner, LaneSpec
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
@@ -102,11 +103,16 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     streams = max(1, spec.concurrency or 1)
     if config.loadgen is not None and not spec.concurrency:
         streams = min(workload.source.size, 64)
+    lanes = config.lanes if workload.trees else None
+    if lanes is not None:
+        streams = lanes.lanes
     async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log") as endpoint:
         config = replace(config, options=replace(config.options, model=endpoint.model))
+        if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
+            workload.info.update(workload.prepare(endpoint.url, api_key))
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}
         resumed = (prepare_resume(out, config.public(), identity,
@@ -117,7 +123,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         write_run_config(out, config.command or workload.name, config.options_shown)
         writer = RecordWriter(out / "records.jsonl").open()
         records: list[dict[str, Any]] = list(resumed.records)
-        planned = (None if config.loadgen is not None
+        planned = (None if config.loadgen is not None else
+                   LaneRunner(lanes, workload.source, _noop).planned_sessions()
+                   if lanes is not None
                    else LoadRunner(spec, workload.source, _noop).planned_sessions())
         progress = Progress(total=None if planned is None else planned - len(resumed.done),
                             quiet=config.quiet)
@@ -152,6 +160,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                     from agentic_bench.loadgen.run import run_with_loadgen
 
                     seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
+                elif lanes is not None:
+                    seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0, sink,
+                                          resumed.done)
                 elif config.workers > 1 or config.ray_address:
                     seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
                                          sink)
@@ -167,6 +178,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         # an interrupt that came when every planned session had already finished loses nothing
         all_done = (planned is not None and spec.duration_s is None
                     and len(resumed.done) + seg.issued >= planned)
+        if lanes is not None and lanes.cut and seg.stop_reason == "duration":
+            all_done = True  # AgentX: the measured phase ended as asked
         complete = seg.cancelled == 0 and (seg.stop_reason != "interrupted" or all_done)
         accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
         if accuracy is None and workload.score:
@@ -191,6 +204,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "resumed_sessions": len(resumed.done),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
                 **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
+                **({"agentx": config.agentx} if config.agentx is not None else {}),
             },
         )
         summary = summarize(records, info)
@@ -225,6 +239,23 @@ async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
     finally:
         _remove_signals()
         await ctx.close_extras()
+    return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
+                   stats.cancelled)
+
+
+async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
+                    transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
+                    ) -> Segment:
+    """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
+    ctx = ExecContext(transport, sink, t0, config.options)
+    runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
+    _install_signals(runner.stop_event, None)
+    try:
+        stats = await runner.run()
+    finally:
+        _remove_signals()
+        await ctx.close_extras()
+    sink(runner.lanes_record())
     return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
                    stats.cancelled)
 

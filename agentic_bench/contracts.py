@@ -10,10 +10,11 @@ trace replayer (``replay/``) and every task depend on it rather than on each oth
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agentic_bench.run_options import ReplayOptions
 from agentic_bench.trace.model import Session
@@ -22,14 +23,48 @@ from agentic_bench.transport.base import ChatTransport
 RecordSink = Callable[[dict[str, Any]], None]
 
 
+class ReplayClock(Protocol):
+    """Waits of a lane run (load/lanes.py): ``sleep_until`` a deadline unless ``stop`` is set
+    first (True: stopped), and the requests in flight, from which the clock tells when the
+    whole run is idle (the idle-gap cap moves every pending deadline earlier then)."""
+
+    async def sleep_until(self, deadline_ns: int, stop: asyncio.Event | None) -> bool: ...
+
+    def request_started(self) -> None: ...
+
+    def request_done(self) -> None: ...
+
+
+@dataclass
+class LaneStart:
+    """How a lane runs the session tree it holds (load/lanes.py): from ``start_s`` of its
+    recorded timeline (0: its first request; earlier requests are history), as the warm-up
+    (only each live conversation's last ``warmup_requests`` requests before ``start_s``) or
+    measured; with its cache-bust ``marker``; ``stop``: the measured phase is over — with
+    ``cut`` nothing more is sent, else the tree runs to its end."""
+
+    lane: int
+    start_s: float = 0.0
+    shift_s: float = 0.0
+    warmup: bool = False
+    warmup_requests: int = 1
+    recycle_pass: int = 0
+    marker: str | None = None
+    stop: asyncio.Event | None = None
+    cut: bool = False
+    clock: ReplayClock | None = None
+
+
 @dataclass
 class SessionTicket:
-    """One issued session: its global index, the session, when it was scheduled."""
+    """One issued session: its global index, the session, when it was scheduled; ``lane``:
+    how a lane runs it (None: from its start, as any session)."""
 
     index: int
     session: Session
     scheduled_ns: int
     worker: int = 0
+    lane: LaneStart | None = None
 
     @property
     def session_id(self) -> str:
@@ -99,7 +134,12 @@ class Workload:
     # MLPerf's own artifacts); returns the paths written
     write_artifacts: Callable[[Path, dict[str, Any], list[dict[str, Any]]], list[Path]] | None \
         = None
+    # called once the endpoint is open, before anything is sent: (endpoint URL, API key) →
+    # facts for ``info`` (e.g. the tokenizer prompts are synthesized with); may refuse the run
+    prepare: Callable[[str, str | None], dict[str, Any]] | None = None
+    # the sessions are timed agent trees (Weka): --concurrency runs them in lanes (load/lanes.py)
+    trees: bool = False
 
 
-__all__ = ["ExecContext", "Execute", "RecordSink", "Scorer", "SessionOutcome", "SessionSource",
-           "SessionTicket", "Workload"]
+__all__ = ["ExecContext", "Execute", "LaneStart", "RecordSink", "ReplayClock", "Scorer",
+           "SessionOutcome", "SessionSource", "SessionTicket", "Workload"]

@@ -15,6 +15,7 @@ from agentic_bench.run_options import ReplayOptions
 from agentic_bench.transport.url import redact_url
 
 if TYPE_CHECKING:
+    from agentic_bench.load.lanes import LaneSpec
     from agentic_bench.loadgen.options import LoadgenOptions
 
 
@@ -42,6 +43,10 @@ class RunConfig:
     identity: dict[str, Any] = field(default_factory=dict)
     command: str | None = None  # what a saved config.yaml names: the benchmark, or "replay"
     command_line: str = ""  # the shell command that runs these options again (URLs redacted)
+    lanes: LaneSpec | None = None  # agent trees (Weka): lanes instead of the session scheduler
+    gpus: int = 1  # GPUs behind the endpoint (throughput per GPU)
+    # --agentx: the InferenceX AgentX scenario's broken rules and departures (tasks/agentx.py)
+    agentx: dict[str, Any] | None = None
 
     def public(self) -> dict[str, Any]:
         """The resolved config as stored in summary.json: no secret values, only names."""
@@ -61,6 +66,9 @@ class RunConfig:
             **({"session_user": True} if self.options.session_user else {}),
             **({"transport": self.transport} if self.transport else {}),
             "loadgen": self.loadgen.public() if self.loadgen is not None else None,
+            **({"lanes": asdict(self.lanes), "gpus": self.gpus}
+               if self.lanes is not None else {}),
+            **({"agentx": True} if self.agentx is not None else {}),
         }
 
 

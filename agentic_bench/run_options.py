@@ -46,6 +46,18 @@ class ThinkPolicy:
 
 
 @dataclass(frozen=True)
+class SynthesisOptions:
+    """How prompts given as blocks are written and sent (docs/agentx.md): the tokenizer
+    (a local folder or ``server``), the seed of block texts, and whether replies are held to
+    their recorded length (``ignore_eos``, and ``min_tokens`` for servers that take it)."""
+
+    tokenizer: str = "server"
+    seed: int = 42
+    ignore_eos: bool = True
+    min_tokens: bool = False
+
+
+@dataclass(frozen=True)
 class ReplayOptions:
     model: str
     history: str = "recorded"
@@ -58,3 +70,5 @@ class ReplayOptions:
     retries: int = 0
     session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
     session_user: bool = False  # and as each request body's OpenAI ``user`` field
+    parent_session_headers: tuple[str, ...] = ()  # a subagent's parent session id in these
+    synthesis: SynthesisOptions = field(default_factory=SynthesisOptions)

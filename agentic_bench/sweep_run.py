@@ -28,6 +28,12 @@ def run_sweep(workload: Workload, config: RunConfig, key: str,
         if key == "rate" and load.scenario != "server":
             load = replace(load, scenario="server")
         cfg = replace(config, load=load, out=base / f"{key}-{value:g}")
+        if config.lanes is not None and workload.trees:  # agent trees: the point's lanes
+            if key != "concurrency":
+                from agentic_bench.errors import ConfigError
+
+                raise ConfigError("agent trees run in lanes: sweep concurrency=N1,N2,...")
+            cfg = replace(cfg, lanes=replace(config.lanes, lanes=int(value)))
         summary = run_workload(workload, cfg)
         points.append(sweep_point(key, value, summary))
         if not config.quiet:

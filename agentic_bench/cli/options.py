@@ -71,7 +71,9 @@ def run_config(args: Any, command: str | None = None) -> Any:
         turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
         retries=args.retries,
         session_headers=check_names(list(args.session_header)),
-        session_user=args.session_user)
+        session_user=args.session_user,
+        parent_session_headers=tuple(getattr(args, "parent_session_header", ())),
+        synthesis=synthesis_options(args))
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
@@ -84,6 +86,51 @@ def run_config(args: Any, command: str | None = None) -> Any:
                      command_line="" if command is None else command_line(
                          ["agentic-bench", *(["replay"] if command == "replay"
                                              else ["run", command])], args))
+
+
+def synthesis_options(args: Any) -> Any:
+    """How prompts given as blocks are written (replay's agent-tree options; defaults for a
+    command without them)."""
+    from agentic_bench.run_options import SynthesisOptions
+
+    if not hasattr(args, "tokenizer"):
+        return SynthesisOptions(seed=args.seed)
+    return SynthesisOptions(tokenizer=args.tokenizer, seed=args.seed,
+                            ignore_eos=not args.honor_eos, min_tokens=args.min_tokens)
+
+
+def lane_spec(args: Any) -> Any:
+    """The lanes of a run over agent trees (``replay`` of Weka traces): ``--concurrency``
+    lanes (1 without it), the trajectory start, warm-up, wrap, idle cap and duration."""
+    from agentic_bench.errors import ConfigError
+    from agentic_bench.load.lanes import LaneSpec
+    from agentic_bench.run_schema import parse_trajectory
+
+    if args.scenario not in ("single-stream", "concurrency"):
+        raise ConfigError(f"--scenario {args.scenario}: agent trees (Weka traces) run in lanes "
+                          "as AgentX does: --scenario concurrency --concurrency N (or the "
+                          "default single-stream, one lane)")
+    if args.rate is not None or args.max_errors is not None:
+        raise ConfigError("--rate and --max-errors do not apply to lanes of agent trees")
+    if args.workers > 1 or args.ray_address:
+        raise ConfigError("agent trees run in one process (a lane holds a whole tree and its "
+                          "subagents): drop --workers/--ray-address")
+    if args.warmup_requests_per_lane < 1:
+        raise ConfigError("--warmup-requests-per-lane must be >= 1")
+    if args.gpus < 1:
+        raise ConfigError("--gpus must be >= 1")
+    if args.idle_gap_cap is not None and args.idle_gap_cap < 0:
+        raise ConfigError("--idle-gap-cap must be >= 0 seconds")
+    lanes = (args.concurrency or 1) if args.scenario == "concurrency" else 1
+    if args.scenario == "single-stream" and args.concurrency not in (None, 1):
+        raise ConfigError(f"--concurrency {args.concurrency} with --scenario single-stream: "
+                          "pass --scenario concurrency for lanes (--agentx sets it)")
+    return LaneSpec(lanes=lanes, trajectory=parse_trajectory(args.trajectory_start),
+                    warmup_requests=args.warmup_requests_per_lane,
+                    duration_s=args.duration, cut=args.agentx,
+                    allow_wrap=args.allow_dataset_wrap, idle_gap_cap_s=args.idle_gap_cap,
+                    cache_bust=args.cache_bust != "none", seed=args.seed, grace_s=args.grace,
+                    sessions=args.sessions)
 
 
 def execute(workload: Any, config: Any, args: Any) -> int:

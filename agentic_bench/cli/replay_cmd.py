@@ -14,6 +14,8 @@ EPILOG = """examples:
       --slo ttft_p99_ms=2000,tpot_p99_ms=200
   agentic-bench replay TRACE --endpoint URL --scenario concurrency --concurrency 16
   agentic-bench replay TRACE --endpoint URL --sweep concurrency=1,4,16
+  agentic-bench replay weka_traces/ --endpoint URL --concurrency 8 --agentx   # InferenceX
+                                                                             # AgentX
   agentic-bench replay rec.jsonl --format auto --endpoint URL    # a foreign format
   agentic-bench replay --config replay.yaml                      # options from a file
   agentic-bench replay TRACE --resume results/replay-20261203-101500   # after Ctrl-C"""
@@ -31,22 +33,38 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def parse_replay_args(argv: list[str]) -> Any:
     """``replay``'s validated, frozen options (:class:`~agentic_bench.run_schema.\
-ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included."""
+ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agentx`` sets the
+scenario's defaults (explicit values win)."""
     from agentic_bench.option_parser import parse_options
     from agentic_bench.run_schema import ReplayCommandOptions
+    from agentic_bench.tasks.agentx import preset_defaults
 
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",
-                         description=DESCRIPTION, epilog=EPILOG, benchmark="replay")
+                         description=DESCRIPTION, epilog=EPILOG, benchmark="replay",
+                         preset=preset_defaults)
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.options import execute, run_config
+    from dataclasses import replace
+
+    from agentic_bench.cli.options import execute, lane_spec, run_config
+    from agentic_bench.errors import ConfigError
     from agentic_bench.tasks.trace_replay import trace_workload
 
     options = parse_replay_args(list(args.rest))
     config = run_config(options, "replay")
-    workload = trace_workload(options.trace, fmt=options.format)
-    if config.options.history == "live":
+    workload = trace_workload(options.trace, fmt=options.format,
+                              synthesis=config.options.synthesis,
+                              max_context=options.max_context)
+    if workload.trees:
+        from agentic_bench.tasks.agentx import scenario_rules
+
+        config = replace(config, lanes=lane_spec(options), gpus=options.gpus,
+                         agentx=scenario_rules(options) if options.agentx else None)
+    elif options.agentx:
+        raise ConfigError("--agentx replays agent trees: a Weka trace file, directory or "
+                          "corpus (convert yours with `agentic-bench traces convert --to weka`)")
+    if config.options.history == "live" and not workload.trees:
         _refuse_live_fanout(workload.source)
     return execute(workload, config, options)
 

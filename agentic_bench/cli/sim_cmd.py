@@ -45,6 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="load model: add MS to a reply's TTFT for every other reply in flight "
                    "when it arrives (TTFT = --ttft-ms + MS x others), so latency grows with "
                    "load and a capacity search has a known answer (default 0: no load model)")
+    p.add_argument("--context-limit", type=int, metavar="N",
+                   help="answer HTTP 400 'maximum context length' when prompt words + "
+                   "max_tokens exceed N (a model's context window, for overflow handling)")
+    p.add_argument("--request-log", metavar="FILE",
+                   help="append every chat request (arrival time, routing headers, body) to "
+                   "FILE as JSON Lines")
     p.add_argument("--api-key-env", metavar="VAR",
                    help="require 'Bearer $VAR' (to test key handling)")
     faults = p.add_argument_group("faults (per-request probabilities, for robustness tests)")
@@ -73,6 +79,7 @@ def main(args: argparse.Namespace) -> int:
         precise=args.precise, replay_trace=args.replay_trace, reply=args.reply,
         prefix_cache=args.prefix_cache,
         ttft_per_inflight_ms=args.ttft_per_inflight_ms,
+        context_limit=args.context_limit, request_log=args.request_log,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 
     server = SimServer(config)  # loads --replay-trace first: a bad file fails before listening

@@ -20,6 +20,11 @@ every request with one fixed text, streamed the same way (a judge verdict, for i
 (started, last chunk not yet sent) gets TTFT ``ttft_ms + k × ttft_per_inflight_ms``; under a
 closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
 capacity under a TTFT limit, are known in advance (the capacity-search test relies on it).
+A request with ``ignore_eos`` (or ``min_tokens``) gets exactly its ``max_tokens``, as a real
+server does. ``context_limit`` answers HTTP 400 "maximum context length" to a request whose
+prompt words plus ``max_tokens`` exceed it. ``POST /tokenize`` (llama.cpp's route) counts one
+token per whitespace-separated word. ``request_log`` appends every chat request (arrival time,
+routing headers, body) to a JSON Lines file.
 """
 
 from __future__ import annotations
@@ -63,6 +68,18 @@ class SimConfig:
     prefix_cache: bool = False
     # load model: each reply's TTFT grows by this much per other reply in flight when it arrives
     ttft_per_inflight_ms: float = 0.0
+    context_limit: int | None = None  # prompt words + max_tokens beyond it: HTTP 400
+    request_log: str | None = None  # every chat request appended here (JSON Lines)
+
+
+ROUTING_HEADERS = ("x-session-id", "x-dynamo-session-id", "x-dynamo-parent-session-id",
+                   "x-smg-routing-key", "x-correlation-id")
+
+
+def prompt_words(body: dict[str, Any]) -> int:
+    msgs = body.get("messages")
+    return sum(len(str(m.get("content") or "").split())
+               for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))
 
 
 EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
@@ -152,6 +169,13 @@ class SimServer:
         if req.method == "POST" and req.path.endswith("/embeddings"):
             conn.send_json(200, json.dumps(fake_embeddings(req.body, cfg.model)).encode())
             return
+        if req.method == "POST" and req.path.endswith("/tokenize"):
+            try:
+                text = str(json.loads(req.body or b"{}").get("content") or "")
+            except (json.JSONDecodeError, AttributeError):
+                text = ""
+            conn.send_json(200, json.dumps({"tokens": list(range(len(text.split())))}).encode())
+            return
         if req.method != "POST" or not req.path.endswith("/chat/completions"):
             conn.send_json(404, b'{"error":{"message":"not found"}}')
             return
@@ -165,6 +189,18 @@ class SimServer:
                 {"error": {"message": f"model {body.get('model')!r} not found"}}).encode())
             return
         self.requests += 1
+        if cfg.request_log:
+            entry = {"t": time.perf_counter(), "n": self.requests, "body": body,
+                     "headers": {k: v for k, v in req.headers.items() if k in ROUTING_HEADERS}}
+            with open(cfg.request_log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(entry) + "\n")
+        if cfg.context_limit is not None:
+            need = prompt_words(body) + int(body.get("max_tokens") or 0)
+            if need > cfg.context_limit:
+                conn.send_json(400, json.dumps({"error": {
+                    "message": f"This model's maximum context length is {cfg.context_limit} "
+                               f"tokens; the request needs {need}"}}).encode())
+                return
         Reply(self, conn, body).start()
 
 
@@ -178,8 +214,10 @@ class Reply:
         cfg = server.config
         self.script = (server.oracle.answer(body) if server.oracle else
                        server.fixed_reply if server.fixed_reply else None)
+        wanted = int(body.get("max_tokens") or cfg.output_tokens)
         self.n = (len(self.script.deltas) if self.script else
-                  max(1, min(cfg.output_tokens, int(body.get("max_tokens") or cfg.output_tokens))))
+                  max(1, wanted) if body.get("ignore_eos") or body.get("min_tokens") else
+                  max(1, min(cfg.output_tokens, wanted)))
         self.id = f"chatcmpl-sim{server.requests}"
         assert server.loop is not None
         self.loop = server.loop
@@ -307,9 +345,7 @@ class Reply:
             return {"prompt_tokens": self.prompt_chars, "completion_tokens": self.n,
                     "total_tokens": self.prompt_chars + self.n,
                     "prompt_tokens_details": {"cached_tokens": self.cached_chars}}
-        msgs = self.body.get("messages")
-        words = sum(len(str(m.get("content") or "").split())
-                    for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))
+        words = prompt_words(self.body)
         return {"prompt_tokens": words, "completion_tokens": self.n,
                 "total_tokens": words + self.n}
 

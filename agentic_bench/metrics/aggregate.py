@@ -12,6 +12,7 @@ from agentic_bench.metrics.fanout import fanout_block
 from agentic_bench.metrics.interactivity import interactivity
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.prefix_cache import prefix_cache
+from agentic_bench.metrics.trees import trees_block
 from agentic_bench.metrics.verdict import evaluate, session_meets_slos
 
 SUMMARY_SCHEMA = "agentic-bench/summary"
@@ -42,8 +43,14 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
     sessions: list[dict[str, Any]] = []
     stage_errors: Counter[str] = Counter()
     retries = 0
+    warmup: Counter[str] = Counter()
     for rec in records:
         rtype = rec.get("type")
+        if rec.get("warmup"):  # a lane's warm-up: recorded, never counted
+            if rtype == "step" and rec.get("status") != "retried":
+                warmup["requests"] += 1
+                warmup["errors"] += rec.get("status") != "ok"
+            continue
         if rtype == "step":
             if rec.get("status") == "retried":
                 retries += 1
@@ -62,8 +69,9 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
     ok = [r for r in llm if r.get("status") == "ok"]
     errors = Counter((r.get("error_type") or "error") for r in llm if r.get("status") != "ok")
     errors.update(stage_errors)
-    ok_turns = [t for t in turns if t.get("status") == "ok"]
+    ok_turns = [t for t in turns if t.get("status") == "ok" and not t.get("partial")]
     ok_sessions = [s for s in sessions if s.get("status") == "ok"]
+    whole_ok_sessions = [s for s in ok_sessions if not s.get("partial")]
     planned_turns = sum(s.get("turns", 0) for s in sessions)
     if run.planned_turns is not None:
         planned_turns = max(planned_turns, run.planned_turns)
@@ -91,7 +99,8 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
             "unmatched_tool_calls": sum(t.get("unmatched_tool_calls", 0) for t in turns),
             "output_tokens": out_tokens,
         },
-        "latency_ms": latency_block(ok, ok_turns, ok_sessions),  # metrics/declarations.py
+        # metrics/declarations.py; a turn or tree begun mid-trajectory is not a whole one
+        "latency_ms": latency_block(ok, ok_turns, whole_ok_sessions),
         "stages_ms": {name: describe(values) for name, values in sorted(stages.items())},
         "throughput": {
             "requests_per_s": len(ok) / duration,
@@ -119,6 +128,15 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
     fanout = fanout_block(records)
     if fanout is not None:
         summary["fanout"] = fanout
+    if warmup:
+        summary["warmup"] = dict(warmup)
+    if any(r.get("type") == "lanes" for r in records) or any(
+            "prompt_tokens_target" in r for r in llm):
+        summary["trees"] = trees_block(llm, sessions, records,
+                                       int((run.config or {}).get("gpus") or 1))
+        rules = run.extra.get("agentx")
+        if rules:
+            summary["agentx"] = rules
     roles = _roles(llm, len(sessions))
     if roles:
         summary["roles"] = roles

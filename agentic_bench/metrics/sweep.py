@@ -45,7 +45,22 @@ def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, An
         "tpot_p50_ms": lat["tpot"]["p50"], "tpot_p99_ms": lat["tpot"]["p99"],
         "request_p50_ms": lat["request"]["p50"], "request_p99_ms": lat["request"]["p99"],
         "errors": summary["counts"]["errors"], "out_dir": summary.get("out_dir"),
+        **_tree_figures(summary),
     }
+
+
+def _tree_figures(summary: dict[str, Any]) -> dict[str, Any]:
+    """A run over agent trees adds what InferenceX AgentX charts (metrics/trees.py)."""
+    trees = summary.get("trees")
+    if not trees:
+        return {}
+    per_gpu = trees["throughput"]["per_gpu"]
+    lanes = (trees.get("trees") or {}).get("lanes") or {}
+    return {"p90_interactivity": trees["interactivity"].get("p90"),
+            "output_tokens_per_s_per_gpu": per_gpu.get("output_tokens_per_s"),
+            "total_tokens_per_s_per_gpu": per_gpu.get("total_tokens_per_s"),
+            "lane_occupancy": lanes.get("occupancy"),
+            "lanes_short": bool(lanes.get("starved") or lanes.get("unfilled"))}
 
 
 KNEE_MIN_DISTANCE = 0.1  # of the normalised [0, 1] x [0, 1] plot

@@ -49,11 +49,16 @@ def _c(name: str, value: Any, limit: Any, op: str, ok: bool) -> dict[str, Any]:
 
 def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, Any]]:
     """Constraint rows for ``summary``; the run is VALID when every row is ok."""
-    rows = [
-        _c("complete", summary["complete"], True, "==", summary["complete"]),
-        _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
-           summary["counts"]["missing_turns"] == 0),
-    ]
+    if summary.get("agentx"):  # AgentX judges errors by its own rules (metrics/trees.py)
+        from agentic_bench.metrics.trees import agentx_rows
+
+        rows = agentx_rows(summary, summary["agentx"])
+    else:
+        rows = [
+            _c("complete", summary["complete"], True, "==", summary["complete"]),
+            _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
+               summary["counts"]["missing_turns"] == 0),
+        ]
     for key, (metric, stat) in slo_limits().items():
         if key in slos:
             value = summary["latency_ms"][metric][stat]

@@ -28,12 +28,17 @@ def with_salt(messages: list[dict[str, Any]], salt: str | None) -> list[dict[str
 
 def request_body(
     session: Session, step: LlmStep, messages: list[dict[str, Any]], model: str,
-    overrides: dict[str, Any],
+    overrides: dict[str, Any], params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The chat request: model, messages, the session's tools, the step's recorded
+    ``params``, then ``params`` the replayer derives (a prompt given as blocks: its recorded
+    reply length), then the run's overrides (``--max-tokens``, ``--temperature``)."""
     body: dict[str, Any] = {"model": model, "messages": messages}
     if session.tools:
         body["tools"] = session.tools
     body.update(step.params)
+    if params:
+        body.update(params)
     body.update(overrides)
     body["model"] = model
     return body

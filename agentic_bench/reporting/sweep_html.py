@@ -40,7 +40,8 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                                     "capacity" if capacity is not None and p[key] == capacity
                                     else "")))]
             for i, p in enumerate(points)]
-    body = (section("sweep-curve", "Throughput vs latency",
+    body = _agentx_view(key, points)
+    body += (section("sweep-curve", "Throughput vs latency",
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
                            note) +
                     figure("plot-sweep-goodput", f"goodput against {key}", good)) +
@@ -48,6 +49,29 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
                  "request p99", "errors", ""], rows)))
     return page("agentic-bench sweep", f"<h1>Sweep over {key}</h1>{body}")
+
+
+def _agentx_view(key: str, points: list[dict[str, Any]]) -> str:
+    """InferenceX AgentX's published view of a concurrency sweep over agent trees: tokens/s
+    per GPU against P90 interactivity (1000 / P90 full-response ITL), one point per load."""
+    pts = [p for p in points if p.get("p90_interactivity")]
+    if not pts:
+        return ""
+    series = [Series(name, [(p["p90_interactivity"], p[field] or 0.0) for p in pts])
+              for name, field in (("output tok/s per GPU", "output_tokens_per_s_per_gpu"),
+                                  ("total tok/s per GPU", "total_tokens_per_s_per_gpu"))]
+    chart = line_chart(series, label="throughput per GPU vs interactivity",
+                       x_label="P90 interactivity (tok/s/user)", y_label="tok/s per GPU",
+                       markers=True)
+    rows = [[p[key], p["result"], p["p90_interactivity"], p["output_tokens_per_s_per_gpu"],
+             p["total_tokens_per_s_per_gpu"], p.get("lane_occupancy"),
+             "short" if p.get("lanes_short") else ""] for p in pts]
+    return section("sweep-agentx", "Throughput per GPU vs interactivity (InferenceX AgentX)",
+                   figure("plot-sweep-agentx", "one point per " + key + "; up and right is "
+                          "better", chart, "x: 1000 / P90 full-response ITL; y: tokens/s per "
+                          "GPU (--gpus)") +
+                   table([key, "result", "P90 interactivity", "out tok/s/GPU",
+                          "total tok/s/GPU", "lane occupancy", "lanes"], rows))
 
 
 def write_sweep_html(out_dir: Path, sweep: dict[str, Any]) -> Path:

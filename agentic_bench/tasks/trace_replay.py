@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import UsageError
@@ -14,7 +15,19 @@ from agentic_bench.workload import replay_executor
 TRACE_RECIPE = "agentic_bench.tasks.trace_replay:trace_workload"
 
 
-def trace_workload(path: Path, name: str = "replay", fmt: str = "native") -> Workload:
+def trace_workload(path: Path, name: str = "replay", fmt: str = "native",
+                   synthesis: Any = None, max_context: int | None = None) -> Workload:
+    """The workload of a trace file; a Weka trace (file, directory or corpus; recognised
+    also under the default format) becomes a tree workload run in lanes
+    (:mod:`agentic_bench.tasks.weka_replay`)."""
+    from agentic_bench.trace.importers import detect_format
+
+    if fmt in ("native", "auto", "weka") and (fmt == "weka" or detect_format(path) == "weka"):
+        from agentic_bench.tasks.weka_replay import weka_workload
+
+        return weka_workload(Path(path), name, synthesis, max_context)
+    if max_context is not None:
+        raise UsageError("--max-context applies to Weka traces only")
     if fmt != "native":
         from agentic_bench.trace.importers import import_file, resolve_format
 

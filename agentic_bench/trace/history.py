@@ -20,6 +20,7 @@ from agentic_bench.trace.model import (
     LlmStep,
     ParallelStep,
     Session,
+    SpawnStep,
     Step,
     ToolCall,
     Turn,
@@ -93,11 +94,13 @@ def messages_before(session: Session, turn_index: int, step_index: int) -> list[
 
 
 def branch_session(session: Session, branch: Branch) -> Session:
-    """A fan-out branch as a session of its own: its system (else the parent's), its task as
-    the one user turn, its steps; the parent's tools. Its history derives like any turn's."""
+    """A fan-out or spawned branch as a session of its own: its system (else the parent's),
+    its task as the one user turn, its steps; the parent's tools; its own block layout (else
+    the parent's). Its history derives like any turn's."""
     return session.model_copy(update={
         "system": branch.system if branch.system is not None else session.system,
-        "turns": [Turn(user=branch.task, steps=branch.steps)]})
+        "turns": [Turn(user=branch.task, steps=branch.steps)],
+        "token_blocks": branch.token_blocks or session.token_blocks})
 
 
 WalkedStep = tuple[int, Session, int, int, Step]
@@ -106,9 +109,10 @@ WalkedStep = tuple[int, Session, int, int, Step]
 def walk_steps(session: Session) -> Iterator[WalkedStep]:
     """Every step a recorded-history replay runs, as ``(turn, view, view_turn, index, step)``:
     the step is ``view.turns[view_turn].steps[index]`` — the session itself, or inside a
-    fan-out branch the branch as a session of its own (turn 0) — which is what
+    fan-out or spawned branch the branch as a session of its own (turn 0) — which is what
     :func:`messages_before` takes; ``turn`` is the session's turn it belongs to. Branches come
-    in order, depth first (a replay runs them at once); parallel steps are not yielded."""
+    in order, depth first (a replay runs them at once); parallel and spawn steps are not
+    yielded."""
     for ti, turn in enumerate(session.turns):
         yield from _walk(ti, session, ti, turn.steps)
 
@@ -119,6 +123,9 @@ def _walk(ti: int, view: Session, vti: int, steps: list[Step]) -> Iterator[Walke
             for branch in step.branches:
                 sub = branch_session(view, branch)
                 yield from _walk(ti, sub, 0, branch.steps)
+        elif isinstance(step, SpawnStep):
+            sub = branch_session(view, step.branch)
+            yield from _walk(ti, sub, 0, step.branch.steps)
         else:
             yield ti, view, vti, si, step
 

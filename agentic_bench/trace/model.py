@@ -31,6 +31,33 @@ class Usage(_Strict):
     output_tokens: int | None = Field(default=None, ge=0)
 
 
+class PromptBlocks(_Strict):
+    """A prompt given by its size and KV-cache blocks instead of its text (a Weka trace row).
+
+    ``hash_ids`` names each full ``block_size``-token block of the prompt (see
+    :class:`TokenBlocks`); equal ids are equal blocks. The step's ``usage.input_tokens`` is the
+    prompt's size and ``usage.output_tokens`` the recorded reply's. The replayer synthesizes
+    text with exactly that many content tokens of the run's tokenizer
+    (:mod:`agentic_bench.synthesis`); ``new_input`` says what the new part of the prompt was
+    (a user message or a tool result), when the recording said.
+    """
+
+    hash_ids: list[int] = Field(default_factory=list)
+    new_input: Literal["user", "tool_result"] | None = None
+
+
+class TokenBlocks(_Strict):
+    """How the prompts of a session (or of a spawned branch) are laid out in blocks: the block
+    size in tokens, the scope of hash ids (``local``: one namespace per session tree) and how
+    many leading tokens are tool schemas and system prompt (the first request's system
+    message covers ``ceil((tool_tokens + system_tokens) / block_size)`` blocks)."""
+
+    block_size: int = Field(gt=0)
+    hash_id_scope: Literal["local"] = "local"
+    tool_tokens: int = Field(default=0, ge=0)
+    system_tokens: int = Field(default=0, ge=0)
+
+
 class AssistantOutput(_Strict):
     """What the assistant produced in a recorded LLM call."""
 
@@ -55,11 +82,14 @@ class LlmStep(_Strict):
 
     kind: Literal["llm"] = "llm"
     messages: list[dict[str, Any]] | None = None
+    prompt: PromptBlocks | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     output: AssistantOutput = Field(default_factory=AssistantOutput)
     usage: Usage | None = None
     duration_ms: float | None = Field(default=None, ge=0)
     ttft_ms: float | None = Field(default=None, ge=0)
+    start_s: float | None = Field(default=None, ge=0, description="recorded start, seconds "
+                                  "from the start of the session (its tree's, in a branch)")
 
 
 class ToolStep(_Strict):
@@ -94,18 +124,33 @@ class EmbedStep(_Strict):
     duration_ms: float = Field(default=0.0, ge=0)
 
 
+class WaitStep(_Strict):
+    """Client-side time the recording shows between two steps without saying what it was (a
+    Weka trace's gap between one request's end and the next one's start: tools running, the
+    user typing, the agent waiting). The replayer waits it out under ``--think-time``."""
+
+    kind: Literal["wait"] = "wait"
+    duration_ms: float = Field(ge=0)
+    reason: str | None = None
+
+
 class Branch(_Strict):
-    """One member of a fan-out: a subagent with its own conversation.
+    """A subagent with its own conversation: a member of a fan-out, or a spawned branch.
 
     Its history starts afresh: ``system`` (else the session's), then ``task`` as the user
     message, then what its own steps contributed (as within a turn); an LLM step that recorded
-    ``messages`` is sent with them instead. Its steps may fan out again.
+    ``messages`` is sent with them instead, one with ``prompt`` blocks is synthesized from them
+    (``token_blocks``, else the session's, lays them out). Its steps may fan out or spawn
+    again. ``id`` names a spawned branch for the joins that wait for it.
     """
 
+    id: str | None = None
     name: str | None = None
     system: str | None = None
-    task: str = Field(min_length=1)
+    task: str = ""
+    token_blocks: TokenBlocks | None = None
     steps: list[Step] = Field(min_length=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class ParallelStep(_Strict):
@@ -117,11 +162,32 @@ class ParallelStep(_Strict):
     branches: list[Branch] = Field(min_length=1)
 
 
+class SpawnStep(_Strict):
+    """Start a branch (a subagent) and go on at once: nothing waits for it here. A later
+    :class:`JoinStep` of the same conversation (the session's turns, or the branch that
+    spawned it) may wait for it; one that nothing joins runs in the background, and the
+    session ends when every branch it spawned has ended."""
+
+    kind: Literal["spawn"] = "spawn"
+    branch: Branch
+    start_s: float | None = Field(default=None, ge=0, description="recorded spawn time, "
+                                  "seconds from the start of the session")
+
+
+class JoinStep(_Strict):
+    """Wait until the named spawned branches have ended (a tiered join: each join waits only
+    for the branches it names; the others keep running)."""
+
+    kind: Literal["join"] = "join"
+    branches: list[str] = Field(min_length=1)
+
+
 Step = Annotated[
-    LlmStep | ToolStep | RetrieveStep | RerankStep | EmbedStep | ParallelStep,
+    LlmStep | ToolStep | RetrieveStep | RerankStep | EmbedStep | ParallelStep | WaitStep
+    | SpawnStep | JoinStep,
     Field(discriminator="kind"),
 ]
-STEP_KINDS = ("llm", "tool", "retrieve", "rerank", "embed", "parallel")
+STEP_KINDS = ("llm", "tool", "retrieve", "rerank", "embed", "parallel", "wait", "spawn", "join")
 
 
 class Turn(_Strict):
@@ -154,6 +220,7 @@ class Session(_Strict):
     category: str | None = None
     references: References = Field(default_factory=References)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    token_blocks: TokenBlocks | None = None
 
     def tool_names(self) -> set[str]:
         names: set[str] = set()
@@ -170,10 +237,12 @@ class Session(_Strict):
 
 def _llm_calls(steps: list[Step]) -> int:
     return sum(1 if s.kind == "llm" else
-               sum(_llm_calls(b.steps) for b in s.branches) if isinstance(s, ParallelStep) else 0
+               sum(_llm_calls(b.steps) for b in s.branches) if isinstance(s, ParallelStep) else
+               _llm_calls(s.branch.steps) if isinstance(s, SpawnStep) else 0
                for s in steps)
 
 
 Branch.model_rebuild()
 ParallelStep.model_rebuild()
+SpawnStep.model_rebuild()
 Turn.model_rebuild()

@@ -55,9 +55,15 @@ def check_names(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def render(names: Sequence[str], session_id: str, user_field: bool = False) -> SessionHeaders:
+def render(names: Sequence[str], session_id: str, user_field: bool = False,
+           parent_names: Sequence[str] = (), parent_id: str | None = None) -> SessionHeaders:
+    """The headers of one session's requests; a subagent's also name its parent session in
+    ``parent_names`` (``--parent-session-header``, e.g. X-Dynamo-Parent-Session-ID)."""
     value = quote(session_id, safe=_SAFE)
     pairs = tuple((name, value) for name in names)
+    if parent_id is not None:
+        parent = quote(parent_id, safe=_SAFE)
+        pairs += tuple((name, parent) for name in parent_names)
     return SessionHeaders(pairs, "".join(f"{n}: {v}\r\n" for n, v in pairs),
                           session_id if user_field else None)
 

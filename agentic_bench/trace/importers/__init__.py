@@ -32,6 +32,7 @@ _TARGETS = {
     "otel-genai": "otel:import_otel",
     "sglang-agentic": "sglang:import_sglang",
     "sharegpt": "sharegpt:import_sharegpt",
+    "weka": "weka:import_weka",
 }
 NATIVE = "native"
 
@@ -98,7 +99,12 @@ def _detect_plugin(head: str) -> str | None:
 
 def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
     """Guess a file's format from its first bytes (the built-ins first, then each importer
-    plugin's ``detect``); None when nothing matches."""
+    plugin's ``detect``); None when nothing matches. A directory is a Weka corpus when its
+    first ``.json``/``.jsonl`` file is a Weka trace."""
+    if Path(path).is_dir():
+        files = sorted(f for f in Path(path).iterdir()
+                       if f.suffix in (".json", ".jsonl") and not f.name.startswith("."))
+        return "weka" if files and detect_format(files[0], sniff_bytes) == "weka" else None
     try:
         with open(path, "rb") as fh:
             head = fh.read(sniff_bytes).decode("utf-8", "replace")
@@ -125,6 +131,8 @@ def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None
         keys = set(obj)
         if "schema_version" in keys and "turns" in keys:
             return NATIVE
+        if {"id", "block_size", "requests"} <= keys:
+            return "weka"
         if {"conversation_id", "role", "turn"} <= keys or obj.get("_type") == "dataset_metadata":
             return "mlcommons-agentic"
         if {"timestamp", "hash_ids"} <= keys or {"timestamp", "input_length"} <= keys:
@@ -135,7 +143,11 @@ def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None
         if isinstance(convo, list):
             return "sglang-agentic" if convo and isinstance(convo[0], list) else "sharegpt"
         return None
-    # one multi-line JSON document: look at its keys near the top
+    # one multi-line JSON document (or one longer than the sniffed bytes): its keys
+    from agentic_bench.trace.importers.weka import detect as detect_weka
+
+    if detect_weka(text):
+        return "weka"
     if '"resourceSpans"' in text:
         return "otel-genai"
     if '"conversations"' in text:

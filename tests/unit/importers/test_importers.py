@@ -28,6 +28,7 @@ SAMPLES = {
     "otel-genai": ("otel_genai.json", 2),
     "sglang-agentic": ("sglang_agentic.json", 2),
     "sharegpt": ("sharegpt.json", 3),
+    "weka": ("../weka/corpus.jsonl", 2),
 }
 
 

@@ -54,8 +54,11 @@ def test_invalid_fanouts_are_refused() -> None:
         _session([{"kind": "parallel", "branches": []}])
     with pytest.raises(ValidationError):
         _session([{"kind": "parallel", "branches": [{"task": "t", "steps": []}]}])
-    with pytest.raises(ValidationError):
-        _session([{"kind": "parallel", "branches": [{"steps": [{"kind": "llm"}]}]}])  # no task
+    # no task: a branch whose history derives from it is refused by the semantic check (a
+    # branch whose prompts are recorded messages or blocks needs none)
+    problems = dict(check_session(_session(
+        [{"kind": "parallel", "branches": [{"steps": [{"kind": "llm"}]}]}])))
+    assert "needs a task" in problems["turns[0].steps[0].branches[0].task"]
 
 
 def test_semantic_checks_reach_into_branches() -> None:

@@ -1,0 +1,274 @@
+"""Lanes: the load of agent trees as InferenceX AgentX applies it (AIPerf 0.13
+``timing/strategies/agentic_replay.py`` and ``timing/trajectory_source.py``).
+
+``--concurrency N`` is N lanes. A lane holds one session tree until the tree drains — its
+subagents take no lane — then draws the next tree, in trace order. Each tree is drawn once per
+run unless ``--allow-dataset-wrap`` (then a drained trace is replayed from its first request
+with a new cache-bust marker: one marker per tree, run and pass); a lane that finds no tree
+left stays empty, and the run says how long its lanes sat empty (``lanes`` record,
+``starved``). With ``--trajectory-start LO:HI`` each lane's first tree starts mid-way
+(:mod:`agentic_bench.trace.trajectory`): the warm-up sends each live conversation's last
+requests before t* (``--warmup-requests-per-lane``, recorded as ``warmup``, never counted),
+every lane's warm-up is awaited, and the measured phase begins for all lanes at once.
+``--duration S`` bounds it: with ``--agentx`` every tree stops sending when it ends (requests
+in flight finish within ``--grace``), otherwise no new tree is drawn and trees in flight run
+to their end. Waits go through :class:`~agentic_bench.load.clock.LaneClock` (the idle-gap
+cap).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.contracts import (
+    Execute,
+    LaneStart,
+    RecordSink,
+    SessionOutcome,
+    SessionSource,
+    SessionTicket,
+)
+from agentic_bench.load.clock import LaneClock, sleep_or_stop
+from agentic_bench.synthesis.marker import cache_bust_marker
+from agentic_bench.trace.conversations import timed
+from agentic_bench.trace.model import Session
+from agentic_bench.trace.trajectory import draw_start_s, plan
+
+
+@dataclass(frozen=True)
+class LaneSpec:
+    lanes: int = 1
+    trajectory: tuple[float, float] = (0.0, 0.0)  # t* range, fractions of a tree's span
+    warmup_requests: int = 1
+    duration_s: float | None = None
+    cut: bool = False  # the measured phase's end stops trees mid-way (--agentx)
+    allow_wrap: bool = False
+    idle_gap_cap_s: float | None = None
+    cache_bust: bool = True
+    seed: int = 42
+    grace_s: float = 30.0
+    sessions: int | None = None  # trees to draw in all (None: one pass, or until --duration)
+
+
+@dataclass
+class LaneStats:
+    issued: int = 0
+    completed: int = 0
+    cancelled: int = 0
+    errors: int = 0
+    stop_reason: str = "done"
+    t_start_ns: int = 0
+    t_end_ns: int = 0
+    warmup_s: float = 0.0
+    warmup_requests: int = 0
+    busy_ns: list[int] = field(default_factory=list)
+    starved: int = 0  # lanes that asked for a tree and found none before the end
+    unfilled: int = 0  # lanes that never held a tree
+    passes: Counter[int] = field(default_factory=Counter)
+    outcomes: list[SessionOutcome] = field(default_factory=list)
+
+
+class LaneRunner:
+    def __init__(self, spec: LaneSpec, source: SessionSource, execute: Execute,
+                 sink: RecordSink | None = None, skip: set[int] | None = None) -> None:
+        self.spec = spec
+        self.source = source
+        self.execute = execute
+        self.sink = sink
+        self.skip = skip or set()
+        self.stats = LaneStats(busy_ns=[0] * spec.lanes)
+        self.stop_event = asyncio.Event()  # Ctrl-C
+        self.measured_over = asyncio.Event()  # --duration reached (or Ctrl-C)
+        self.run_id = secrets.token_hex(6)
+        self.clock = LaneClock(spec.idle_gap_cap_s)
+        self._next = 0
+        self._drawn = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def planned_sessions(self) -> int | None:
+        spec = self.spec
+        if spec.sessions:
+            return spec.sessions if spec.allow_wrap else min(spec.sessions, self.source.size)
+        if spec.duration_s and spec.allow_wrap:
+            return None
+        return self.source.size - len(self.skip)
+
+    def _draw(self) -> int | None:
+        spec = self.spec
+        if spec.sessions is not None and self._drawn >= spec.sessions:
+            return None
+        while True:
+            if self._next >= self.source.size and not spec.allow_wrap:
+                return None
+            index = self._next
+            self._next += 1
+            if index in self.skip:
+                continue
+            self._drawn += 1
+            return index
+
+    def _lane_start(self, lane: int, index: int, session: Session, start_s: float,
+                    warmup: bool) -> LaneStart:
+        tree = index % self.source.size
+        recycle = self.stats.passes[tree] - 1  # the warm-up and measured run share it
+        marker = (cache_bust_marker(self.run_id, recycle, lane, session.session_id)
+                  if self.spec.cache_bust else None)
+        shift = plan(session, start_s).shift_s(self.spec.idle_gap_cap_s) if start_s else 0.0
+        return LaneStart(lane=lane, start_s=start_s, shift_s=shift, warmup=warmup,
+                         warmup_requests=self.spec.warmup_requests, recycle_pass=recycle,
+                         marker=marker, stop=self.measured_over, cut=self.spec.cut,
+                         clock=None if warmup else self.clock)
+
+    async def _load(self, index: int) -> Session:
+        """A tree from the source, read off the event loop (a long tree is megabytes)."""
+        return await asyncio.to_thread(self.source, index)
+
+    async def _run_ticket(self, ticket: SessionTicket) -> None:
+        lane = ticket.worker
+        began = perf_counter_ns()
+        try:
+            outcome = await self.execute(ticket)
+        except asyncio.CancelledError:
+            self.stats.cancelled += 1
+            raise
+        finally:
+            self.stats.busy_ns[lane] += perf_counter_ns() - began
+        self.stats.completed += 1
+        self.stats.errors += outcome.errors
+        self.stats.outcomes.append(outcome)
+
+    async def _lane(self, lane: int, first: tuple[int, Session, float] | None) -> None:
+        current = first
+        while current is not None and not self.measured_over.is_set():
+            index, session, start_s = current
+            ticket = SessionTicket(index, session, perf_counter_ns(), worker=lane,
+                                   lane=self._lane_start(lane, index, session, start_s, False))
+            if current is first:
+                ticket.scheduled_ns = self.stats.t_start_ns
+            self.stats.issued += 1
+            await self._run_ticket(ticket)
+            if self.measured_over.is_set():
+                return
+            nxt = self._draw()
+            if nxt is None:
+                self.stats.starved += 1
+                return
+            self.stats.passes[nxt % self.source.size] += 1
+            current = (nxt, await self._load(nxt), 0.0)
+
+    async def _warmup(self, firsts: list[tuple[int, Session, float] | None]) -> None:
+        tickets = []
+        for lane, first in enumerate(firsts):
+            if first is None or first[2] <= 0:
+                continue
+            index, session, start_s = first
+            if not plan(session, start_s).warmup_requests(self.spec.warmup_requests):
+                continue
+            tickets.append(SessionTicket(index, session, perf_counter_ns(), worker=lane,
+                                         lane=self._lane_start(lane, index, session, start_s,
+                                                               True)))
+        if not tickets:
+            return
+        began = perf_counter_ns()
+        results = await asyncio.gather(*(self.execute(t) for t in tickets))
+        self.stats.warmup_s = (perf_counter_ns() - began) / 1e9
+        self.stats.warmup_requests = sum(r.requests for r in results)
+
+    async def run(self) -> LaneStats:
+        spec = self.spec
+        lo, hi = spec.trajectory
+        self.stats.t_start_ns = perf_counter_ns()
+        firsts: list[tuple[int, Session, float] | None] = []
+        for lane in range(spec.lanes):
+            index = self._draw()
+            if index is None:
+                firsts.append(None)
+                self.stats.unfilled += 1
+                continue
+            self.stats.passes[index % self.source.size] += 1
+            session = await self._load(index)
+            start = (draw_start_s(session, lo, hi, spec.seed, lane)
+                     if (lo, hi) != (0.0, 0.0) and timed(session) else 0.0)
+            firsts.append((index, session, start))
+        try:
+            warm = asyncio.ensure_future(self._warmup(firsts))
+            stopper = asyncio.ensure_future(self.stop_event.wait())
+            await asyncio.wait({warm, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if not warm.done():
+                warm.cancel()
+                await asyncio.gather(warm, return_exceptions=True)
+                self.stats.stop_reason = "interrupted"
+                return self.stats
+            stopper.cancel()
+            warm.result()
+            self.stats.t_start_ns = perf_counter_ns()
+            self.clock = LaneClock(spec.idle_gap_cap_s)
+            await self._measured(firsts)
+        finally:
+            self.stats.t_end_ns = perf_counter_ns()
+        return self.stats
+
+    async def _measured(self, firsts: list[tuple[int, Session, float] | None]) -> None:
+        spec = self.spec
+        lanes = [asyncio.ensure_future(self._lane(lane, first))
+                 for lane, first in enumerate(firsts) if first is not None]
+        all_lanes = asyncio.ensure_future(asyncio.wait(lanes)) if lanes else None
+
+        async def timer() -> str:
+            stop = asyncio.ensure_future(self.stop_event.wait())
+            if spec.duration_s is None:
+                await stop
+                return "interrupted"
+            stopped = await sleep_or_stop(spec.duration_s, self.stop_event)
+            stop.cancel()
+            return "interrupted" if stopped else "duration"
+
+        ending = asyncio.ensure_future(timer())
+        waiting = {ending} | ({all_lanes} if all_lanes is not None else set())
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if ending.done():
+            self.stats.stop_reason = ending.result()
+            self.measured_over.set()
+            if lanes and self.stats.stop_reason == "duration" and not spec.cut:
+                # no new tree; the ones in flight run to their end (unless Ctrl-C)
+                stop = asyncio.ensure_future(self.stop_event.wait())
+                assert all_lanes is not None
+                await asyncio.wait({all_lanes, stop}, return_when=asyncio.FIRST_COMPLETED)
+                stop.cancel()
+                if self.stop_event.is_set():
+                    self.stats.stop_reason = "interrupted"
+            if lanes:
+                _, pending = await asyncio.wait(lanes, timeout=spec.grace_s)
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+        else:
+            ending.cancel()
+            await asyncio.gather(ending, return_exceptions=True)
+            self.measured_over.set()
+
+    def lanes_record(self) -> dict[str, Any]:
+        """The ``lanes`` record: how full the lanes were over the measured phase."""
+        stats, spec = self.stats, self.spec
+        span = max(stats.t_end_ns - stats.t_start_ns, 1)
+        return {"type": "lanes", "lanes": spec.lanes, "run_id": self.run_id,
+                "trees_started": stats.issued, "trees_completed": stats.completed,
+                "unfilled": stats.unfilled, "starved": stats.starved,
+                "wrapped": sum(max(0, n - 1) for n in stats.passes.values()),
+                "occupancy": sum(min(b, span) for b in stats.busy_ns) / (span * spec.lanes),
+                "warmup_s": stats.warmup_s, "warmup_requests": stats.warmup_requests,
+                "measured_s": span / 1e9, "trajectory": list(spec.trajectory),
+                "duration_s": spec.duration_s, "stop_reason": stats.stop_reason,
+                **self.clock.stats()}
+
+    def cancel_all(self) -> None:
+        self.measured_over.set()
+        self.stop_event.set()
+
+
+__all__ = ["LaneRunner", "LaneSpec", "LaneStats"]

@@ -1,0 +1,58 @@
+"""The replay workload of a Weka corpus: session trees read from disk one at a time, prompts
+synthesized with the run's tokenizer (set up by ``prepare`` once the endpoint is open), run in
+lanes (:mod:`agentic_bench.load.lanes`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
+from agentic_bench.errors import ConfigError
+from agentic_bench.replay.session import SessionReplayer
+from agentic_bench.replay.tree import Synthesis
+from agentic_bench.run_options import SynthesisOptions
+from agentic_bench.trace.model import Session
+from agentic_bench.trace.weka import WekaCorpus, WekaTrace, weka_session
+from agentic_bench.trace.weka.filter import drop_over_context
+from agentic_bench.trace.weka.stats import CorpusStats
+
+
+def weka_workload(path: Path, name: str = "replay",
+                  synthesis: SynthesisOptions | None = None,
+                  max_context: int | None = None) -> Workload:
+    stats = CorpusStats(max_context)
+    corpus = WekaCorpus(path, on_trace=lambda _spot, trace: stats.add(trace))
+    held = Synthesis(synthesis or SynthesisOptions())
+
+    kept = stats.kept  # traces with something left under --max-context
+
+    @lru_cache(maxsize=8)
+    def tree(index: int) -> Session:
+        trace: WekaTrace = corpus.trace(kept[index])
+        if max_context is not None:
+            trace = drop_over_context(trace, max_context)
+        return weka_session(trace)
+
+    def make_executor(ctx: ExecContext) -> Execute:
+        return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
+
+    def prepare(url: str, api_key: str | None) -> dict[str, Any]:
+        from agentic_bench.synthesis import load_tokenizer, vocabulary
+
+        tokenizer = load_tokenizer(held.options.tokenizer, url, api_key)
+        words = vocabulary(tokenizer, held.options.seed)
+        held.words, held.tokenizer = words.words, tokenizer.name
+        return {"tokenizer": tokenizer.name, "vocabulary_words": len(words.words)}
+
+    if not kept:
+        raise ConfigError(f"{path}: no trace keeps a request under --max-context {max_context}")
+    identity = {"trace": str(path), "trace_format": "weka", "trace_sessions": len(kept),
+                **({"max_context": max_context} if max_context is not None else {})}
+    return Workload(name=name, source=SessionSource(len(kept), tree), identity=identity,
+                    make_executor=make_executor, prepare=prepare, trees=True,
+                    info={**identity, "corpus": stats.summary()})
+
+
+__all__ = ["weka_workload"]

@@ -1,0 +1,105 @@
+"""Figures of a Weka corpus gathered while it is read (one pass, nothing kept per request):
+trees, requests, subagents, token sizes, spans, and the theoretical prefix-cache hit of one
+pass (one unbounded cache per trace, requests in recorded start order: AIPerf 0.13
+``weka_metric_prepass.py``; InferenceX ``compute_cache_stats``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentic_bench.metrics.percentiles import describe
+from agentic_bench.trace.weka.filter import fits
+from agentic_bench.trace.weka.model import WekaRow, WekaSubagent, WekaTrace
+from agentic_bench.trace.weka.timeline import bounds_s, subagent_times
+
+
+def trace_prefix_hit(trace: WekaTrace, limit: int | None = None) -> tuple[int, int]:
+    """(hit blocks, blocks) of one trace's requests (those that fit ``limit``)."""
+    timed: list[tuple[float, int, int, WekaRow]] = []
+    for i, entry in enumerate(trace.requests):
+        if isinstance(entry, WekaRow):
+            timed.append((entry.t, i, 0, entry))
+        else:
+            starts = subagent_times(entry).starts_s
+            timed.extend((s, i, k + 1, r) for k, (s, r) in
+                         enumerate(zip(starts, entry.requests, strict=True)))
+    seen: set[int] = set()
+    hit = total = 0
+    for _, _, _, row in sorted(timed, key=lambda x: x[:3]):
+        if limit is not None and not fits(row, limit):
+            continue
+        for hid in row.hash_ids:
+            if hid not in seen:
+                break
+            hit += 1
+        total += len(row.hash_ids)
+        seen.update(row.hash_ids)
+    return hit, total
+
+
+class CorpusStats:
+    def __init__(self, max_context: int | None = None) -> None:
+        self.max_context = max_context
+        self.trees = 0
+        self.kept: list[int] = []  # traces with something left under --max-context
+        self.rows = self.subagent_rows = self.subagents = self.dropped_rows = 0
+        self.hit = self.blocks = 0
+        self.input_tokens: list[int] = []
+        self.output_tokens: list[int] = []
+        self.spans: list[float] = []
+        self.requests_per_tree: list[int] = []
+        self.subagents_per_tree: list[int] = []
+
+    def add(self, trace: WekaTrace) -> None:
+        limit = self.max_context
+        index = self.trees
+        self.trees += 1
+        kept_top = 0
+        n = 0
+        for entry in trace.requests:
+            rows = [entry] if isinstance(entry, WekaRow) else entry.requests
+            for row in rows:
+                if limit is not None and not fits(row, limit):
+                    self.dropped_rows += 1
+                    continue
+                n += 1
+                kept_top += isinstance(entry, WekaRow)
+                self.input_tokens.append(row.input_tokens)
+                self.output_tokens.append(row.output_tokens)
+                if isinstance(entry, WekaRow):
+                    self.rows += 1
+                else:
+                    self.subagent_rows += 1
+        if not kept_top:
+            return
+        self.kept.append(index)
+        subagents = sum(1 for e in trace.requests if isinstance(e, WekaSubagent))
+        self.subagents += subagents
+        self.subagents_per_tree.append(subagents)
+        self.requests_per_tree.append(n)
+        first, last = bounds_s(trace)
+        self.spans.append(last - first)
+        hit, total = trace_prefix_hit(trace, limit)
+        self.hit += hit
+        self.blocks += total
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "trees": self.trees, "trees_kept": len(self.kept),
+            "requests": self.rows + self.subagent_rows, "top_level_requests": self.rows,
+            "subagent_requests": self.subagent_rows, "subagents": self.subagents,
+            **({"max_context": self.max_context, "dropped_requests": self.dropped_rows}
+               if self.max_context is not None else {}),
+            "input_tokens": describe(self.input_tokens),
+            "output_tokens": describe(self.output_tokens),
+            "requests_per_tree": describe(self.requests_per_tree),
+            "subagents_per_tree": describe(self.subagents_per_tree),
+            "span_s": describe(self.spans),
+            "theoretical_prefix_hit": {
+                "ratio": self.hit / self.blocks if self.blocks else None,
+                "hit_blocks": self.hit, "blocks": self.blocks,
+                "basis": "hash-id blocks, one unbounded cache per trace, recorded order"},
+        }
+
+
+__all__ = ["CorpusStats", "trace_prefix_hit"]
