@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 Configure = Callable[[argparse.ArgumentParser], None]
-TRACES_MODULES: tuple[str, ...] = ("agentic_bench.cli.traces_build_cmd",)
+TRACES_MODULES: tuple[str, ...] = ("agentic_bench.cli.traces_build_cmd",
+                                   "agentic_bench.cli.traces_convert_cmd")
 _SUBCOMMANDS: dict[str, tuple[Configure, dict[str, Any]]] = {}
 
 
@@ -33,7 +34,8 @@ def add_traces_subcommand(name: str, configure: Configure, **parser_kwargs: Any)
 
 
 def _configure_stats(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="trace file (native JSONL or any importable format)")
+    p.add_argument("file", type=Path, help="trace file (native JSONL or any importable format; "
+                   "a Weka trace directory too)")
     p.add_argument("--format", default="auto", metavar="FORMAT",
                    help="input format (default auto; see `agentic-bench import --help`)")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
@@ -57,8 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
-    p = sub.add_parser("traces", help="work with trace files (stats, ...)",
-                       description="Tools for trace files. `agentic-bench traces stats FILE`.")
+    p = sub.add_parser("traces", help="work with trace files (stats, convert, build)",
+                       description="Tools for trace files. `agentic-bench traces stats FILE`; "
+                       "`traces convert FILE --to weka --out OUT --tokenizer DIR`.")
     tsub = p.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
     for name, (configure, kwargs) in _SUBCOMMANDS.items():
         configure(tsub.add_parser(name, **kwargs))
@@ -77,11 +80,22 @@ def stats_main(args: argparse.Namespace) -> int:
     from agentic_bench.trace.importers import import_file, resolve_format
     from agentic_bench.trace.stats import render_stats, trace_stats
 
-    if not args.file.is_file():
-        raise UsageError(f"{args.file}: no such file")
+    if not args.file.exists():
+        raise UsageError(f"{args.file}: no such file or directory")
     if args.block_chars < 1:
         raise UsageError("--block-chars must be >= 1")
     fmt = resolve_format(args.format, args.file)
+    if fmt == "weka":  # a corpus is read as a stream; its own figures
+        from agentic_bench.trace.weka import WekaCorpus
+        from agentic_bench.trace.weka.stats import CorpusStats, render_corpus_stats
+
+        corpus_stats = CorpusStats()
+        WekaCorpus(args.file, on_trace=lambda _spot, trace: corpus_stats.add(trace))
+        out = {"file": str(args.file), "format": fmt, **corpus_stats.summary()}
+        print(json.dumps(out, indent=2) if args.json
+              else render_corpus_stats(out, f"{args.file} (weka)"), end="" if not args.json
+              else "\n")
+        return 0
     stats = trace_stats(import_file(fmt, args.file), block_chars=args.block_chars)
     stats = {"file": str(args.file), "format": fmt, **stats}
     if args.json:

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        "file:line: field: problem for each problem; exit 2 if any. A file in a "
                        "known foreign format (MLCommons agentic JSONL, Mooncake, OTel, ShareGPT, "
                        "SGLang) is recognised and checked with its importer.")
-    p.add_argument("files", nargs="+", type=Path, help="trace files")
+    p.add_argument("files", nargs="+", type=Path,
+                   help="trace files (a Weka trace directory too)")
     p.set_defaults(func=main)
 
 
@@ -26,6 +27,8 @@ def _foreign(path: Path) -> bool | None:
     fmt = detect_format(path)
     if fmt is None or fmt == "native":
         return None
+    if fmt == "weka":
+        return _weka(path)
     try:
         if fmt == "mlcommons-agentic":
             from agentic_bench.trace.mlcommons_agentic import load_conversations
@@ -44,6 +47,23 @@ def _foreign(path: Path) -> bool | None:
         print(f"{exc}", file=sys.stderr)
         print(f"{path}: not a valid {fmt} file", file=sys.stderr)
         return False
+    return True
+
+
+def _weka(path: Path) -> bool:
+    """A Weka trace, directory or corpus: every problem of every trace, or what it holds."""
+    from agentic_bench.trace.weka import scan
+
+    report = scan(path)
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"{path}: {len(report.problems)} problem(s); not a valid Weka trace set",
+              file=sys.stderr)
+        return False
+    print(f"{path}: ok as Weka traces: {len(report.spots)} trace(s), {report.rows} "
+          f"request(s), {report.subagents} subagent(s); replay it with `agentic-bench replay "
+          f"{path} --endpoint URL` (docs/agentx.md)")
     return True
 
 

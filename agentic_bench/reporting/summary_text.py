@@ -7,6 +7,7 @@ from typing import Any
 from agentic_bench.metrics.declarations import latency_metrics
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
+from agentic_bench.reporting.trees_text import lanes_line, tree_lines
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -188,7 +189,8 @@ def render_text(summary: dict[str, Any]) -> str:
         "================================================",
         f"Benchmark : {summary['benchmark']}",
         *([f"Command   : {summary['command_line']}"] if summary.get("command_line") else []),
-        f"Scenario  : {_load_line(summary.get('scenario') or {})}",
+        "Scenario  : " + (lanes_line(summary.get("config") or {})
+                          or _load_line(summary.get("scenario") or {})),
         f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
         f"Result is : {summary['result']}",
@@ -217,6 +219,7 @@ def render_text(summary: dict[str, Any]) -> str:
         *_prefix_cache_lines(summary.get("prefix_cache"),
                              (summary.get("workload") or {}).get("prefix_ceiling")),
         *_fanout_lines(summary.get("fanout")),
+        *tree_lines(summary),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

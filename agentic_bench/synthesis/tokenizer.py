@@ -28,6 +28,10 @@ class Tokenizer(Protocol):
         """:meth:`count` of each text (one call where the tokenizer can batch)."""
         ...
 
+    def encode(self, text: str) -> list[int]:
+        """The token ids of ``text`` without special tokens."""
+        ...
+
 
 class LocalTokenizer:
     """A Hugging Face ``tokenizer.json`` read with the ``tokenizers`` library."""
@@ -58,6 +62,9 @@ class LocalTokenizer:
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+
+    def encode(self, text: str) -> list[int]:
+        return list(self._tok.encode(text, add_special_tokens=False).ids)
 
 
 def load_tokenizer(spec: str, endpoint_url: str | None = None,

@@ -2,7 +2,7 @@
 
 Tried in order, once, on the first call: ``POST {root}/tokenize`` with llama.cpp's body
 (``content``, ``add_special: false``) and vLLM's/SGLang's (``prompt``, ``add_special_tokens:
-false``), then llama-cpp-python's ``POST {base}/extras/tokenize`` (``input``). Whatever a route
+false``), then llama-cpp-python's ``POST {root}/extras/tokenize`` (``input``). Whatever a route
 adds around any text (a BOS token) is measured once on the empty text and subtracted. Used
 before a run to choose and check the synthesis vocabulary (a few thousand short texts, one
 keep-alive connection), never on the measured path.
@@ -34,7 +34,7 @@ class ServerTokenizer:
         self._routes: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
             (f"{root}/tokenize", lambda t: {"content": t, "add_special": False}),
             (f"{root}/tokenize", lambda t: {"prompt": t, "add_special_tokens": False}),
-            (f"{base}/extras/tokenize", lambda t: {"input": t}),
+            (f"{root}/extras/tokenize", lambda t: {"input": t}),
         ]
         self._headers = {"Content-Type": "application/json"}
         if api_key:
@@ -83,7 +83,8 @@ class ServerTokenizer:
                           f"{', '.join(tried)}); pass --tokenizer DIR with the model's "
                           "tokenizer.json")
 
-    def count(self, text: str) -> int:
+    def encode(self, text: str) -> list[int]:
+        """The text's token ids (what the route adds around any text removed)."""
         if self._route is None:
             self._choose()
         assert self._route is not None
@@ -92,7 +93,12 @@ class ServerTokenizer:
         tokens = self._tokens(payload)
         if status != 200 or tokens is None:
             raise ConfigError(f"--tokenizer server: {path} answered HTTP {status}")
-        return len(tokens) - self._offset
+        ids = [t if isinstance(t, int) else int(t.get("id", 0)) if isinstance(t, dict) else 0
+               for t in tokens]
+        return ids[self._offset:]
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [self.count(t) for t in texts]

@@ -102,4 +102,33 @@ class CorpusStats:
         }
 
 
-__all__ = ["CorpusStats", "trace_prefix_hit"]
+def _row(name: str, d: dict[str, Any]) -> str:
+    def f(v: Any) -> str:
+        if v is None:
+            return "-"
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+    cols = "  ".join(f"{k} {f(d.get(k))}" for k in ("mean", "p50", "p90", "p99", "max"))
+    return f"  {name:<20} n {d['count']:<8,} {cols}"
+
+
+def render_corpus_stats(stats: dict[str, Any], title: str) -> str:
+    hit = stats["theoretical_prefix_hit"]
+    ratio = "-" if hit["ratio"] is None else f"{hit['ratio']:.1%}"
+    lines = [
+        title,
+        f"trees {stats['trees']:,}, requests {stats['requests']:,} "
+        f"({stats['top_level_requests']:,} top-level, {stats['subagent_requests']:,} in "
+        f"{stats['subagents']:,} subagents)",
+        _row("input tokens", stats["input_tokens"]),
+        _row("output tokens", stats["output_tokens"]),
+        _row("requests/tree", stats["requests_per_tree"]),
+        _row("subagents/tree", stats["subagents_per_tree"]),
+        _row("span s", stats["span_s"]),
+        f"  theoretical prefix-cache hit {ratio} of {hit['blocks']:,} blocks "
+        "(one unbounded cache per trace, recorded order)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["CorpusStats", "render_corpus_stats", "trace_prefix_hit"]
