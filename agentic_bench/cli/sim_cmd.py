@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="load model: add MS to a reply's TTFT for every other reply in flight "
                    "when it arrives (TTFT = --ttft-ms + MS x others), so latency grows with "
                    "load and a capacity search has a known answer (default 0: no load model)")
+    p.add_argument("--itl-per-inflight-ms", type=float, default=0.0, metavar="MS",
+                   help="load model: add MS to each gap between a reply's tokens for every other "
+                   "reply in flight when it arrives (default 0)")
     p.add_argument("--context-limit", type=int, metavar="N",
                    help="answer HTTP 400 'maximum context length' when prompt words + "
                    "max_tokens exceed N (a model's context window, for overflow handling)")
@@ -79,6 +82,7 @@ def main(args: argparse.Namespace) -> int:
         precise=args.precise, replay_trace=args.replay_trace, reply=args.reply,
         prefix_cache=args.prefix_cache,
         ttft_per_inflight_ms=args.ttft_per_inflight_ms,
+        itl_per_inflight_ms=args.itl_per_inflight_ms,
         context_limit=args.context_limit, request_log=args.request_log,
         api_key=os.environ.get(args.api_key_env) if args.api_key_env else None)
 

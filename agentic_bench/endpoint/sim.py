@@ -20,7 +20,8 @@ every request with one fixed text, streamed the same way (a judge verdict, for i
 (started, last chunk not yet sent) gets TTFT ``ttft_ms + k × ttft_per_inflight_ms``; under a
 closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
 capacity under a TTFT limit, are known in advance (the capacity-search test relies on it).
-A request with ``ignore_eos`` (or ``min_tokens``) gets exactly its ``max_tokens``, as a real
+``itl_per_inflight_ms`` does the same for the gaps between tokens (ITL ``itl_ms + k ×
+itl_per_inflight_ms``), so interactivity falls as load rises. A request with ``ignore_eos`` (or ``min_tokens``) gets exactly its ``max_tokens``, as a real
 server does. ``context_limit`` answers HTTP 400 "maximum context length" to a request whose
 prompt words plus ``max_tokens`` exceed it. ``POST /tokenize`` (llama.cpp's route) counts one
 token per whitespace-separated word. ``request_log`` appends every chat request (arrival time,
@@ -68,6 +69,7 @@ class SimConfig:
     prefix_cache: bool = False
     # load model: each reply's TTFT grows by this much per other reply in flight when it arrives
     ttft_per_inflight_ms: float = 0.0
+    itl_per_inflight_ms: float = 0.0  # and each gap between its tokens
     context_limit: int | None = None  # prompt words + max_tokens beyond it: HTTP 400
     request_log: str | None = None  # every chat request appended here (JSON Lines)
 
@@ -195,7 +197,8 @@ class SimServer:
             with open(cfg.request_log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(entry) + "\n")
         if cfg.context_limit is not None:
-            need = prompt_words(body) + int(body.get("max_tokens") or 0)
+            need = prompt_words(body) + int(body.get("max_tokens")
+                                            or body.get("max_completion_tokens") or 0)
             if need > cfg.context_limit:
                 conn.send_json(400, json.dumps({"error": {
                     "message": f"This model's maximum context length is {cfg.context_limit} "
@@ -214,7 +217,8 @@ class Reply:
         cfg = server.config
         self.script = (server.oracle.answer(body) if server.oracle else
                        server.fixed_reply if server.fixed_reply else None)
-        wanted = int(body.get("max_tokens") or cfg.output_tokens)
+        wanted = int(body.get("max_tokens") or body.get("max_completion_tokens")
+                     or cfg.output_tokens)
         self.n = (len(self.script.deltas) if self.script else
                   max(1, wanted) if body.get("ignore_eos") or body.get("min_tokens") else
                   max(1, min(cfg.output_tokens, wanted)))
@@ -237,8 +241,9 @@ class Reply:
                 self.fault = name
                 break
         self.fault_at = rng.randrange(1, self.n + 1) if self.fault else 0
-        self.gaps = [cfg.itl_ms + (rng.uniform(-cfg.jitter_ms, cfg.jitter_ms)
-                                   if cfg.jitter_ms else 0.0) for _ in range(self.n)]
+        itl = cfg.itl_ms + cfg.itl_per_inflight_ms * self.others
+        self.gaps = [itl + (rng.uniform(-cfg.jitter_ms, cfg.jitter_ms)
+                            if cfg.jitter_ms else 0.0) for _ in range(self.n)]
 
     def _at(self, deadline: float, fn: Callable[[], None]) -> None:
         """Call ``fn`` at the ``perf_counter`` instant ``deadline``."""

@@ -28,6 +28,7 @@ class LaneClock:
         self._sleepers: dict[int, tuple[int, int]] = {}  # id → (deadline, shift at start)
         self._ids = itertools.count()
         self._wake = asyncio.Event()
+        self._check_pending = False
 
     @property
     def skipped_s(self) -> float:
@@ -41,15 +42,12 @@ class LaneClock:
         ``stop`` was set first."""
         token = next(self._ids)
         self._sleepers[token] = (deadline_ns, self.shift_ns)
+        self._schedule_check()
         try:
             while True:
                 if stop is not None and stop.is_set():
                     return True
                 now = perf_counter_ns()
-                actual = self._actual(*self._sleepers[token])
-                if now >= actual:
-                    return False
-                self._cap(now)
                 actual = self._actual(*self._sleepers[token])
                 if now >= actual:
                     return False
@@ -74,7 +72,19 @@ class LaneClock:
         self.in_flight -= 1
         if self.in_flight == 0:
             self._idle_since = perf_counter_ns()
-            self._cap(self._idle_since)
+            self._schedule_check()
+
+    def _schedule_check(self) -> None:
+        """Look at the pending waits once every task ready now has registered its own (a
+        lane's waits all start in the same turn of the loop)."""
+        if self.cap_ns is None or self._check_pending:
+            return
+        self._check_pending = True
+        asyncio.get_running_loop().call_soon(self._check)
+
+    def _check(self) -> None:
+        self._check_pending = False
+        self._cap(perf_counter_ns())
 
     def _cap(self, now: int) -> None:
         if self.cap_ns is None or self.in_flight or not self._sleepers:

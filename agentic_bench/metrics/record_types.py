@@ -44,6 +44,13 @@ FIELDS: dict[str, dict[str, str]] = {
                "status": "", "latency_ms": "first step -> last step", "llm_calls": ""},
     "fanout": {"session_id": "", "turn": "", "group": "path of the parallel step",
                "branches": "width", "status": "", "latency_ms": "fan-out -> join"},
+    "join": {"session_id": "", "turn": "", "conversation": "who waited (\"\": the session)",
+             "branches": "the spawned branches it waited for",
+             "wait_ms": "parent reached the join -> the last of them ended"},
+    "lanes": {"lanes": "--concurrency of a run over agent trees", "occupancy":
+              "lane-time holding a tree / (lanes x measured time)",
+              "unfilled": "lanes that never held a tree", "starved": "lanes that found no "
+              "tree left", "measured_s": "the measured phase"},
 }
 
 

@@ -1,7 +1,8 @@
 """``report.html``: one self-contained page per run (inline CSS and SVG; no scripts, no network).
 
 Sections (stable ids), in order — the figures first, the configuration last:
-``section-verdict`` (banner + ``table-constraints``), ``section-summary``, ``section-accuracy``,
+``section-verdict`` (banner + ``table-constraints``), ``section-summary``, ``section-trees``
+(runs over agent trees only: reporting/trees_html.py), ``section-accuracy``,
 ``section-latency`` (CDFs), ``section-requests``, ``section-breakdown``, ``section-load``,
 ``section-errors``, ``section-config``; every plot is a
 ``<figure id="plot-...">`` holding an ``<svg>`` or a visible ``.no-data`` note.
@@ -19,6 +20,7 @@ from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
 from agentic_bench.reporting.svg_axes import esc, fmt_num
+from agentic_bench.reporting.trees_html import trees_section
 
 Record = dict[str, Any]
 SECTION_IDS = ("section-verdict", "section-summary", "section-accuracy", "section-latency",
@@ -52,6 +54,7 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
         verdict_section(summary),
         summary_section(summary),
+        trees_section(summary, records),
         accuracy_section(summary.get("accuracy")),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),

@@ -25,6 +25,7 @@ class Progress:
         self.sessions = 0
         self.requests = 0
         self.errors = 0
+        self.warmup = 0  # a lane run's warm-up requests (not counted as requests)
         self.ttft: deque[float] = deque(maxlen=500)
         self.t_start = perf_counter()
         self._task: asyncio.Task[None] | None = None
@@ -33,7 +34,9 @@ class Progress:
 
     def on_record(self, rec: dict[str, Any]) -> None:
         rtype = rec.get("type")
-        if rtype == "session":
+        if rec.get("warmup"):
+            self.warmup += rtype == "step"
+        elif rtype == "session":
             self.sessions += 1
         elif rtype == "step" and rec.get("kind") == "llm":
             self.requests += 1
@@ -53,7 +56,8 @@ class Progress:
         if self.total and self.sessions:
             left = elapsed / self.sessions * (self.total - self.sessions)
             eta = f"  ETA {left:,.0f}s"
-        return (f"sessions {self.sessions}{total}  requests {self.requests} ({rate:.1f}/s)  "
+        warm = f"warm-up {self.warmup}  " if self.warmup else ""
+        return (f"{warm}sessions {self.sessions}{total}  requests {self.requests} ({rate:.1f}/s)  "
                 f"TTFT p50 {p50} ms p99 {p99} ms  errors {self.errors}  {elapsed:,.0f}s{eta}")
 
     def start(self) -> None:

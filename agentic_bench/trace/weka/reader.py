@@ -55,8 +55,13 @@ def _problems(exc: ValidationError, spot: WekaSpot, text: str | None) -> list[Tr
     out = []
     for err in exc.errors(include_url=False):
         where = ""
+        previous: object = None
         for part in err["loc"]:
+            if isinstance(previous, int) and part in ("n", "s", "subagent"):
+                previous = part  # the union's tag, not a field of the file
+                continue
             where += f"[{part}]" if isinstance(part, int) else ("." if where else "") + str(part)
+            previous = part
         line = line_of(text, where) if text is not None and where else spot.line
         message = err["msg"].removeprefix("Value error, ")
         if message.startswith("requests[") and ":" in message:  # a cross-field check's path

@@ -1,0 +1,35 @@
+"""--agentx: the scenario's defaults (an explicit option wins), its locked rules and the
+departures a run makes (AIPerf 0.13 common/scenario/inferencex_agentx_mvp.py; InferenceX
+benchmarks/benchmark_lib.sh build_replay_cmd)."""
+
+from __future__ import annotations
+
+from agentic_bench.cli.replay_cmd import parse_replay_args
+from agentic_bench.tasks.agentx import scenario_rules
+
+
+def test_defaults_and_explicit_values() -> None:
+    plain = parse_replay_args(["t.json"])
+    assert (plain.trajectory_start, plain.warmup_requests_per_lane, plain.idle_gap_cap,
+            plain.duration, plain.scenario) == ("0:0", 1, None, None, "single-stream")
+    ax = parse_replay_args(["t.json", "--agentx", "--concurrency", "8"])
+    assert (ax.trajectory_start, ax.warmup_requests_per_lane, ax.idle_gap_cap, ax.duration,
+            ax.scenario, ax.seed) == ("0.25:0.75", 10, 10.0, 1800.0, "concurrency", 42)
+    mine = parse_replay_args(["t.json", "--agentx", "--concurrency", "8", "--duration", "3600",
+                              "--trajectory-start", "0:1"])
+    assert (mine.duration, mine.trajectory_start) == (3600.0, "0:1")
+
+
+def test_locked_rules_and_departures() -> None:
+    canonical = scenario_rules(parse_replay_args(
+        ["cc-traces-weka-062126/traces.jsonl", "--agentx", "--concurrency", "8",
+         "--duration", "3600"]))
+    assert canonical["violations"] == [] and canonical["departures"] == []
+    broken = scenario_rules(parse_replay_args(
+        ["mine.jsonl", "--agentx", "--concurrency", "8", "--duration", "300",
+         "--think-time", "none", "--honor-eos", "--cache-bust", "none", "--idle-gap-cap",
+         "30", "--max-tokens", "16"]))
+    assert len(broken["violations"]) == 6
+    assert any("at least 900 s" in v for v in broken["violations"])
+    departures = " | ".join(broken["departures"])
+    assert "corpus mine.jsonl" in departures and "300 s" in departures
