@@ -28,6 +28,7 @@ from agentic_bench.load.lanes import LaneRunner, LaneSpec
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
 from agentic_bench.metrics.record_types import RECORD_VERSION
 from agentic_bench.metrics.records import RecordWriter
@@ -109,10 +110,11 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256),
-                             server_log=out / "server.log") as endpoint:
+                             server_log=out / "server.log",
+                             api_key_header=config.api_key_header) as endpoint:
         config = replace(config, options=replace(config.options, model=endpoint.model))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
-            workload.info.update(workload.prepare(endpoint.url, api_key))
+            workload.info.update(workload.prepare(endpoint.target, api_key))
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}
         resumed = (prepare_resume(out, config.public(), identity,
@@ -134,10 +136,13 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
             print(f"resuming {out}: {len(resumed.done)} sessions done{left}", file=sys.stderr,
                   flush=True)
 
+        early = FirstFailures(config.stop_after_failures if config.loadgen is None else 0)
+
         def sink(record: dict[str, Any]) -> None:
             writer.write(record)
             records.append(record)
             progress.on_record(record)
+            early.observe(record)
             if record.get("type") == "session":
                 gc_policy.settle()
 
@@ -162,13 +167,15 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                     seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
                 elif lanes is not None:
                     seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0, sink,
-                                          resumed.done)
+                                          resumed.done, early)
                 elif config.workers > 1 or config.ray_address:
-                    seg = await _sharded(workload, config, spec, endpoint.url, out, resumed.done,
-                                         sink)
+                    seg = await _sharded(workload, config, spec, endpoint.target, out,
+                                         resumed.done, sink, early)
                 else:
                     seg = await _in_process(workload, config, spec, endpoint.transport, t0, sink,
-                                            resumed.done)
+                                            resumed.done, early)
+                if early.triggered:
+                    seg.stop_reason = "all_failed"
                 sink({"type": "segment", "duration_s": seg.duration_s,
                       "stop_reason": seg.stop_reason, "issued": seg.issued,
                       "resumed": config.resume, **segment_fields(ticks0)})
@@ -180,7 +187,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                     and len(resumed.done) + seg.issued >= planned)
         if lanes is not None and lanes.cut and seg.stop_reason == "duration":
             all_done = True  # AgentX: the measured phase ended as asked
-        complete = seg.cancelled == 0 and (seg.stop_reason != "interrupted" or all_done)
+        complete = (seg.cancelled == 0 and seg.stop_reason != "all_failed"
+                    and (seg.stop_reason != "interrupted" or all_done))
         accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
         if accuracy is None and workload.score:
             accuracy = workload.score(records)
@@ -228,11 +236,24 @@ def _host_cpu(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"host_cpu": host} if host else {}
 
 
+def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
+    """The first requests all failed: stop issuing, and say so at once."""
+    def trigger() -> None:
+        if not quiet:
+            print(f"\nstopping: the first {early.n} requests all failed (an endpoint that "
+                  "cannot serve this run; --stop-after-failures 0 runs on regardless)",
+                  file=sys.stderr, flush=True)
+        stop.set()
+
+    early.stop = trigger
+
+
 async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
                       transport: ChatTransport, t0: int, sink: RecordSink,
-                      skip: set[int]) -> Segment:
+                      skip: set[int], early: FirstFailures) -> Segment:
     ctx = ExecContext(transport, sink, t0, config.options)
     runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
+    _stopper(early, runner.stop_event, config.quiet)
     _install_signals(runner.stop_event, runner)
     try:
         stats = await runner.run()
@@ -245,10 +266,11 @@ async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
 
 async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
                     transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
-                    ) -> Segment:
+                    early: FirstFailures) -> Segment:
     """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
     ctx = ExecContext(transport, sink, t0, config.options)
     runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
+    _stopper(early, runner.stop_event, config.quiet)
     _install_signals(runner.stop_event, None)
     try:
         stats = await runner.run()
@@ -261,7 +283,7 @@ async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
 
 
 async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: str, out: Path,
-                   skip: set[int], sink: RecordSink) -> Segment:
+                   skip: set[int], sink: RecordSink, early: FirstFailures) -> Segment:
     """Shards of the one global schedule in worker processes or Ray actors."""
     from agentic_bench.load.shard_worker import ShardSpec
 
@@ -277,9 +299,11 @@ async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: s
     specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
                        api_key_env=config.api_key_env, load=spec, options=config.options,
                        records_path=str(out / f"records.shard-{k}.jsonl"),
-                       start_wall=start_wall, skip=skip, transport=config.transport)
+                       start_wall=start_wall, skip=skip, transport=config.transport,
+                       api_key_header=config.api_key_header)
              for k in range(n)]
     stop = asyncio.Event()
+    _stopper(early, stop, config.quiet)
     _install_signals(stop, None)
 
     def on_records(batch: list[dict[str, Any]]) -> None:

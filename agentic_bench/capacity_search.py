@@ -112,7 +112,10 @@ def goodput_fraction(summary: dict[str, Any]) -> float:
     return met / sessions if sessions else 0.0
 
 
-def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
+def run_search(workload: Any, config: Any, spec: SearchSpec,
+               point_config: Callable[[str, float], Any] | None = None) -> dict[str, Any]:
+    """Probe loads as the module says; ``point_config(key, value)`` gives a point's whole
+    config (as a sweep's). A point that did not reach its load never passes."""
     from agentic_bench.bench import default_out, run_workload
     from agentic_bench.config_file import write_run_config
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
@@ -130,24 +133,33 @@ def run_search(workload: Any, config: Any, spec: SearchSpec) -> dict[str, Any]:
 
     def meets(value: float) -> bool:
         fractions = []
+        short = False
         for r in range(spec.repeats):
-            load = replace(config.load, **{spec.key: int(value) if spec.integer else value})
-            if spec.key == "rate" and load.scenario != "server":
-                load = replace(load, scenario="server")
             name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
-            cfg = replace(config, load=load, out=base / name)
+            if point_config is not None:
+                cfg = replace(point_config(spec.key, value), out=base / name)
+            else:
+                load = replace(config.load, **{spec.key: int(value) if spec.integer else value})
+                if spec.key == "rate" and load.scenario != "server":
+                    load = replace(load, scenario="server")
+                elif spec.key == "concurrency" and load.scenario == "single-stream":
+                    load = replace(load, scenario="concurrency")
+                cfg = replace(config, load=load, out=base / name)
             summary = run_workload(workload, cfg)
             fraction = goodput_fraction(summary)
             fractions.append(fraction)
-            probed.append({**sweep_point(spec.key, value, summary), "repeat": r + 1,
-                           "goodput_fraction": fraction})
-        decided = statistics.median(fractions) >= spec.fraction
+            point = sweep_point(spec.key, value, summary)
+            short = short or bool(point.get("short"))
+            probed.append({**point, "repeat": r + 1, "goodput_fraction": fraction})
+        decided = statistics.median(fractions) >= spec.fraction and not short
         for p in probed[-spec.repeats:]:
             p["meets"] = decided
         if not config.quiet:
+            verdict = ("load not reached: " + str(probed[-1].get("short")) if short else
+                       "meets" if decided else "below")
             print(f"search {spec.key}={value:g}: goodput fraction "
-                  f"{statistics.median(fractions):.3f} "
-                  f"({'meets' if decided else 'below'} {spec.fraction:g})", flush=True)
+                  f"{statistics.median(fractions):.3f} ({verdict}; need {spec.fraction:g})",
+                  flush=True)
         return decided
 
     capacity = bisect_capacity(spec, meets)

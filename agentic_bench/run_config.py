@@ -24,6 +24,7 @@ class RunConfig:
     endpoint: str = "embedded"
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
+    api_key_header: str | None = None  # the key as this header's bare value (Azure: api-key)
     load: LoadSpec = field(default_factory=LoadSpec)
     options: ReplayOptions = field(default_factory=lambda: ReplayOptions(model=""))
     slos: dict[str, float] = field(default_factory=dict)
@@ -33,6 +34,7 @@ class RunConfig:
     overwrite: bool = False  # an --out that holds a run: move that run aside and start anew
     quiet: bool = False
     workers: int = 1
+    stop_after_failures: int = 8  # stop when the first N requests all failed (0: never)
     ray_address: str | None = None
     workers_per_node: int | None = None
     loadgen: LoadgenOptions | None = None  # --loadgen mlperf: LoadGen issues the sessions
@@ -53,6 +55,7 @@ class RunConfig:
         return {
             "endpoint": redact_url(self.endpoint),
             "model": self.model, "api_key_env": self.api_key_env,
+            **({"api_key_header": self.api_key_header} if self.api_key_header else {}),
             "load": asdict(self.load),
             "history": self.options.history, "think_time": str(self.options.think),
             "overrides": self.options.overrides,

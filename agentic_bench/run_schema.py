@@ -44,6 +44,11 @@ class CommonOptions(OptionsModel):
                                "endpoint lists)")
     api_key_env: str = option("OPENAI_API_KEY", metavar="VAR", group=ENDPOINT,
                               help="environment variable holding the API key (never stored)")
+    api_key_header: str | None = option(
+        None, metavar="NAME", group=ENDPOINT, example="api-key",
+        help="send the API key as the bare value of this header (Azure OpenAI: api-key) "
+        "instead of 'Authorization: Bearer'; a URL's user:password goes as Basic auth, its "
+        "query string (?api-version=...) on every request")
     request_timeout: float = option(300.0, metavar="S", group=ENDPOINT,
                                     help="per-request timeout in seconds (default 300)")
     retries: int = option(0, metavar="N", group=ENDPOINT,
@@ -81,6 +86,11 @@ class CommonOptions(OptionsModel):
                                     help="stop issuing after S seconds")
     max_errors: int | None = option(None, metavar="N", group=LOAD, identity=True,
                                     help="stop issuing after N errors")
+    stop_after_failures: int = option(
+        8, metavar="N", group=LOAD,
+        help="stop issuing when the first N requests have all failed (an endpoint that cannot "
+        "serve the run) and say why; 0 = never (default 8; --agentx: 0, AgentX judges "
+        "errors by its own rules)")
     seed: int = option(42, metavar="N", group=LOAD, identity=True,
                        help="seed for arrival schedules (42)")
     sweep: str | None = option(
@@ -182,6 +192,15 @@ class CommonOptions(OptionsModel):
         from agentic_bench.metrics.verdict import parse_slos
 
         _checked(parse_slos, list(value))
+        return value
+
+    @field_validator("api_key_header")
+    @classmethod
+    def _key_header(cls, value: str | None) -> str | None:
+        import re
+
+        if value is not None and not re.fullmatch(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+", value):
+            raise ValueError(f"{value!r}: not an HTTP header name")
         return value
 
     @field_validator("session_header")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,33 +16,38 @@ from agentic_bench.reporting.sweep_html import write_sweep_html
 from agentic_bench.run_config import RunConfig
 
 
-def run_sweep(workload: Workload, config: RunConfig, key: str,
-              values: list[float]) -> dict[str, Any]:
+def run_sweep(workload: Workload, config: RunConfig, key: str, values: list[float],
+              point_config: Callable[[str, float], RunConfig] | None = None
+              ) -> dict[str, Any]:
+    """One run per point; ``point_config(key, value)`` gives a point's whole config (its
+    recorded options then name the point's load); without it the load is replaced."""
     base = config.out or default_out(f"{workload.name}-sweep")
     base.mkdir(parents=True, exist_ok=True)
     write_run_config(base, config.command or workload.name, config.options_shown,
                      sweep_folder=True)
     points = []
     for value in values:
-        load = (replace(config.load, concurrency=int(value)) if key == "concurrency"
-                else replace(config.load, rate=value))
-        if key == "rate" and load.scenario != "server":
-            load = replace(load, scenario="server")
-        cfg = replace(config, load=load, out=base / f"{key}-{value:g}")
-        if config.lanes is not None and workload.trees:  # agent trees: the point's lanes
-            if key != "concurrency":
-                from agentic_bench.errors import ConfigError
-
-                raise ConfigError("agent trees run in lanes: sweep concurrency=N1,N2,...")
-            cfg = replace(cfg, lanes=replace(config.lanes, lanes=int(value)))
+        if point_config is not None:
+            cfg = replace(point_config(key, value), out=base / f"{key}-{value:g}")
+        else:
+            load = (replace(config.load, concurrency=int(value)) if key == "concurrency"
+                    else replace(config.load, rate=value))
+            if key == "rate" and load.scenario != "server":
+                load = replace(load, scenario="server")
+            elif key == "concurrency" and load.scenario == "single-stream":
+                load = replace(load, scenario="concurrency")
+            cfg = replace(config, load=load, out=base / f"{key}-{value:g}")
+            if config.lanes is not None and workload.trees:  # agent trees: the point's lanes
+                cfg = replace(cfg, lanes=replace(config.lanes, lanes=int(value)))
         summary = run_workload(workload, cfg)
         points.append(sweep_point(key, value, summary))
         if not config.quiet:
             p = points[-1]
             ttft = p["ttft_p99_ms"]
             shown = "-" if ttft is None else f"{ttft:,.1f}"
+            short = f"; SHORT: {p['short']}" if p.get("short") else ""
             print(f"{key}={value:g}: {p['requests_per_s']:.2f} req/s, TTFT p99 {shown} ms, "
-                  f"goodput {p['goodput_sessions_per_s']:.3f}/s, {p['result']}")
+                  f"goodput {p['goodput_sessions_per_s']:.3f}/s, {p['result']}{short}")
     sweep = sweep_summary(key, points)
     Path(base / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
     write_sweep_html(base, sweep)

@@ -17,8 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "when absent). See docs/report.md.")
     p.add_argument("run_dirs", type=Path, nargs="+", metavar="DIR",
                    help="run output directories; the first is the baseline")
-    p.add_argument("--out", type=Path, default=Path("."),
-                   help="directory for compare.html (default: the current directory)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="directory for compare.html (default: results/compare-<time>/, as a "
+                   "run's own outputs; never the current directory)")
     p.set_defaults(func=main)
 
 
@@ -40,7 +41,12 @@ def main(args: argparse.Namespace) -> int:
             print(f"note: {name}: {note}", file=sys.stderr)
     print(render_compare_text(names, [r.summary for r in loaded]), end="")
     print(render_option_differences(names, [run_options(r.records) for r in loaded]), end="")
-    path = write_compare_html(args.out, [CompareRun(n, r.summary, r.records)
+    out = args.out
+    if out is None:
+        import datetime as dt
+
+        out = Path("results") / f"compare-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    path = write_compare_html(out, [CompareRun(n, r.summary, r.records)
                                          for n, r in zip(names, loaded, strict=True)])
     print(f"wrote {path}")
     return 0

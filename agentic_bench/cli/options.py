@@ -6,6 +6,7 @@ combinations a single option cannot: ``--loadgen`` with ``--workers``, ...)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -57,6 +58,13 @@ def run_config(args: Any, command: str | None = None) -> Any:
           or args.loadgen_mode != "performance" or args.loadgen_model):
         raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
                           "--loadgen-mode and --loadgen-model need --loadgen mlperf")
+    elif (args.scenario == "single-stream" and args.concurrency not in (None, 1)
+          and not args.sweep and not args.search):
+        raise ConfigError(f"--concurrency {args.concurrency} does nothing with --scenario "
+                          "single-stream (one session at a time, the default): add --scenario "
+                          f"concurrency for a closed loop of {args.concurrency} streams, "
+                          "multi-stream for batches in lockstep, or --agentx for lanes of "
+                          "agent trees")
     retry_errors = args.retry_errors
     if retry_errors and args.resume is None:
         raise ConfigError("--retry-errors goes with --resume DIR (the run whose errors to retry)")
@@ -75,10 +83,12 @@ def run_config(args: Any, command: str | None = None) -> Any:
         parent_session_headers=tuple(getattr(args, "parent_session_header", ())),
         synthesis=synthesis_options(args))
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
+                     api_key_header=args.api_key_header,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
                      retry_errors=retry_errors, overwrite=args.overwrite,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
+                     stop_after_failures=max(0, args.stop_after_failures),
                      workers_per_node=args.workers_per_node, loadgen=loadgen,
                      transport=args.transport,
                      options_shown=public_options(args), identity=identity(args),
@@ -133,16 +143,44 @@ def lane_spec(args: Any) -> Any:
                     sessions=args.sessions)
 
 
-def execute(workload: Any, config: Any, args: Any) -> int:
-    """Run once, or once per sweep point; print the result; return the exit code."""
+def point_options(args: Any, key: str, value: float, trace_sessions: int,
+                  trees: bool = False) -> Any:
+    """The options of one sweep or search point, as if typed: the swept value, the scenario
+    that applies it (a rate is ``server``; a concurrency of the default single-stream is the
+    ``concurrency`` closed loop) and, for a concurrency over session traces with neither
+    ``--sessions`` nor ``--duration``, enough sessions — the trace cycled to 10 per stream, at
+    least one pass — that the point holds its load rather than draining (agent trees keep the
+    lane rule: docs/agentx.md)."""
+    update: dict[str, Any] = {"sweep": None, "search": None}
+    if key == "rate":
+        update.update(rate=float(value), scenario="server")
+    else:
+        update["concurrency"] = int(value)
+        if args.scenario == "single-stream":
+            update["scenario"] = "concurrency"
+        if not trees and args.sessions is None and args.duration is None:
+            update["sessions"] = max(trace_sessions, 10 * int(value))
+    return args.model_copy(update=update)
+
+
+def execute(workload: Any, config: Any, args: Any,
+            build: Callable[[Any], Any] | None = None) -> int:
+    """Run once, or once per sweep or search point (each point's config built from its own
+    options by ``build``, default :func:`run_config`); print the result; return the exit
+    code."""
+    make = build or (lambda options: run_config(options, config.command))
+
+    def point(key: str, value: float) -> Any:
+        return make(point_options(args, key, value, workload.source.size, workload.trees))
+
     if args.search:
-        return _search(workload, config, args)
+        return _search(workload, config, args, point)
     if args.sweep:
         from agentic_bench.metrics.sweep import parse_sweep
         from agentic_bench.sweep_run import run_sweep
 
         key, values = parse_sweep(args.sweep)
-        sweep = run_sweep(workload, config, key, values)
+        sweep = run_sweep(workload, config, key, values, point)
         if not args.quiet:
             knee = sweep["knee"]
             print(f"sweep: {len(values)} points, knee "
@@ -167,10 +205,10 @@ def search_spec(args: Any) -> Any:
                         args.search_repeats)
 
 
-def _search(workload: Any, config: Any, args: Any) -> int:
+def _search(workload: Any, config: Any, args: Any, point: Any = None) -> int:
     from agentic_bench.capacity_search import run_search
 
-    result = run_search(workload, config, search_spec(args))
+    result = run_search(workload, config, search_spec(args), point)
     if not args.quiet:
         cap = result["capacity"]
         print(f"capacity: {result['key']}={'-' if cap is None else format(cap, 'g')} "

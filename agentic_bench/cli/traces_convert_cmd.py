@@ -65,7 +65,7 @@ async def _with_endpoint(args: argparse.Namespace) -> int:
     key = os.environ.get("OPENAI_API_KEY") or None
     async with open_endpoint(args.endpoint, None, key, max_connections=0,
                              request_timeout_s=60.0, warm_connections=0) as endpoint:
-        return _convert(args, load_tokenizer("server", endpoint.url, key))
+        return _convert(args, load_tokenizer("server", endpoint.target, key))
 
 
 def _convert(args: argparse.Namespace, tokenizer: object) -> int:

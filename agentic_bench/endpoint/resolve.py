@@ -28,9 +28,10 @@ from agentic_bench.transport.url import redact_url
 class Endpoint:
     transport: ChatTransport
     model: str
-    url: str
+    url: str  # as shown and stored: credentials redacted
     kind: str
     info: dict[str, Any] = field(default_factory=dict)
+    target: str = ""  # the URL itself, for more clients of the same server (never stored)
 
 
 async def preflight(client: HttpChatClient, model: str | None) -> str:
@@ -59,7 +60,7 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
 async def open_endpoint(
     spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
     request_timeout_s: float = 300.0, warm_connections: int = 1,
-    server_log: Path | None = None,
+    server_log: Path | None = None, api_key_header: str | None = None,
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
     once the run ends)."""
@@ -68,7 +69,7 @@ async def open_endpoint(
 
         inproc = await asyncio.to_thread(InprocChatClient)
         try:
-            yield Endpoint(inproc, "smollm2", "inproc", "inproc", inproc.info())
+            yield Endpoint(inproc, "smollm2", "inproc", "inproc", inproc.info(), target="inproc")
         finally:
             await inproc.aclose()
         return
@@ -88,13 +89,14 @@ async def open_endpoint(
               + (f" (log: {server_log})" if server_log else ""), file=sys.stderr, flush=True)
     try:
         client = make_chat_client(url, api_key if server is None else None,
-                                  max_connections=max_connections, timeout_s=request_timeout_s)
+                                  max_connections=max_connections, timeout_s=request_timeout_s,
+                                  api_key_header=api_key_header)
         try:
             chosen = await preflight(client, model)
             await client.warm_up(warm_connections)
             info = server.info() if server is not None else {}
-            yield Endpoint(client, chosen, redact_url(client.base_url),
-                           "embedded" if server else "url", info)
+            yield Endpoint(client, chosen, redact_url(url), "embedded" if server else "url",
+                           info, target=url)
         finally:
             await client.aclose()
     finally:

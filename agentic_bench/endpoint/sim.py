@@ -21,11 +21,13 @@ every request with one fixed text, streamed the same way (a judge verdict, for i
 closed loop of c streams a request meets c − 1 others, so the latency at each load, and the
 capacity under a TTFT limit, are known in advance (the capacity-search test relies on it).
 ``itl_per_inflight_ms`` does the same for the gaps between tokens (ITL ``itl_ms + k ×
-itl_per_inflight_ms``), so interactivity falls as load rises. A request with ``ignore_eos`` (or ``min_tokens``) gets exactly its ``max_tokens``, as a real
-server does. ``context_limit`` answers HTTP 400 "maximum context length" to a request whose
-prompt words plus ``max_tokens`` exceed it. ``POST /tokenize`` (llama.cpp's route) counts one
+itl_per_inflight_ms``), so interactivity falls as load rises. A request with ``ignore_eos``
+(or ``min_tokens``) gets exactly its ``max_tokens``, as a real server does.
+``context_limit`` answers HTTP 400 "maximum context length" to a request whose prompt words
+plus ``max_tokens`` exceed it. ``POST /tokenize`` (llama.cpp's route) counts one
 token per whitespace-separated word. ``request_log`` appends every chat request (arrival time,
-routing headers, body) to a JSON Lines file.
+path with its query, the authorization scheme — never its value —, routing headers, body) to a
+JSON Lines file.
 """
 
 from __future__ import annotations
@@ -192,7 +194,10 @@ class SimServer:
             return
         self.requests += 1
         if cfg.request_log:
-            entry = {"t": time.perf_counter(), "n": self.requests, "body": body,
+            scheme = req.headers.get("authorization", "").split(" ", 1)[0]
+            path = f"{req.path}?{req.query}" if req.query else req.path
+            entry = {"t": time.perf_counter(), "n": self.requests, "path": path,
+                     "auth": scheme or None, "body": body,
                      "headers": {k: v for k, v in req.headers.items() if k in ROUTING_HEADERS}}
             with open(cfg.request_log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(entry) + "\n")

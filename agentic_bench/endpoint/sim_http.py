@@ -17,9 +17,10 @@ MAX_BODY = 64 * 1024 * 1024
 @dataclass
 class Request:
     method: str
-    path: str
+    path: str  # without the query
     headers: dict[str, str]
     body: bytes
+    query: str = ""
 
 
 class HttpConnection(asyncio.Protocol):
@@ -77,7 +78,8 @@ class HttpConnection(asyncio.Protocol):
         body = self.buf[end + 4 : end + 4 + length]
         self.buf = self.buf[end + 4 + length :]
         self.busy = True
-        self.handler(self, Request(method, path.split("?", 1)[0], headers, body))
+        route, _, query = path.partition("?")
+        self.handler(self, Request(method, route, headers, body, query))
 
     def finish(self) -> None:
         self.busy = False

@@ -40,6 +40,7 @@ class ShardSpec:
     start_wall: float  # the start barrier, as wall-clock time (comparable across machines)
     skip: set[int] = field(default_factory=set)
     transport: str | None = None  # the run's --transport (None: env variable, then raw)
+    api_key_header: str | None = None  # --api-key-header
 
 
 def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
@@ -61,7 +62,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
 
     workload = build_from_recipe(spec.recipe)
     client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None,
-                              kind=spec.transport)
+                              kind=spec.transport, api_key_header=spec.api_key_header)
     streams = max(1, (spec.load.concurrency or 1) // spec.shards)
     await client.warm_up(min(streams, 256))
     writer = RecordWriter(Path(spec.records_path)).open()

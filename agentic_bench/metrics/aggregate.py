@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_bench.metrics.declarations import LATENCY, latency_block
+from agentic_bench.metrics.early_stop import failure_note
 from agentic_bench.metrics.fanout import fanout_block
 from agentic_bench.metrics.interactivity import interactivity
+from agentic_bench.metrics.load_reached import load_reached
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.prefix_cache import prefix_cache
 from agentic_bench.metrics.trees import trees_block
@@ -130,6 +132,12 @@ def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]
         summary["fanout"] = fanout
     if warmup:
         summary["warmup"] = dict(warmup)
+    note = failure_note(summary["counts"], records)
+    if note:  # nothing succeeded: the cause, for the banner
+        summary["failure"] = note
+    lanes = (run.config or {}).get("lanes")
+    summary["load"] = load_reached(sessions, llm, run.extra.get("scenario") or {},
+                                   lanes["lanes"] if isinstance(lanes, dict) else None)
     if any(r.get("type") == "lanes" for r in records) or any(
             "prompt_tokens_target" in r for r in llm):
         summary["trees"] = trees_block(llm, sessions, records,

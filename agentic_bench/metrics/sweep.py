@@ -45,6 +45,12 @@ def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, An
         "tpot_p50_ms": lat["tpot"]["p50"], "tpot_p99_ms": lat["tpot"]["p99"],
         "request_p50_ms": lat["request"]["p50"], "request_p99_ms": lat["request"]["p99"],
         "errors": summary["counts"]["errors"], "out_dir": summary.get("out_dir"),
+        "in_flight_mean": ((summary.get("load") or {}).get("sessions_in_flight") or {})
+        .get("mean"),
+        "in_flight_max": ((summary.get("load") or {}).get("sessions_in_flight") or {})
+        .get("max"),
+        **({"short": summary["load"]["short"]} if (summary.get("load") or {}).get("short")
+           else {}),
         **_tree_figures(summary),
     }
 

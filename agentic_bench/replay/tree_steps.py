@@ -103,7 +103,8 @@ async def run_branch(replayer: SessionReplayer, ticket: SessionTicket, ti: int,
         status = "cancelled"
         raise
     finally:
-        if not tree.warmup:
+        if not tree.warmup and (child["live"] or not child["history"]):
+            # (a branch that ended before the lane's start is history: no record)
             end = perf_counter_ns()
             status = "error" if status == "ok" and not child["ok"] else status
             replayer.sink({

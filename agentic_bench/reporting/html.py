@@ -92,6 +92,8 @@ def verdict_section(summary: dict[str, Any]) -> str:
                 row_classes=["" if r.get("ok") else "fail" for r in rows], right=(1, 3))
     failed = [r.get("name") for r in rows if not r.get("ok")]
     why = f"failed: {', '.join(map(str, failed))}" if failed else "every constraint met"
+    if summary.get("failure"):  # nothing succeeded: the cause first
+        why = f"{summary['failure']} · {why}"
     css = "verdict valid" if result == "VALID" else "verdict invalid"
     if result == "VALID" and rows and unconstrained(rows):
         css, why = "verdict unconstrained", UNCONSTRAINED_NOTE

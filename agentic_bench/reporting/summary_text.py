@@ -181,6 +181,20 @@ def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str
     return lines
 
 
+def _load_lines(load: dict[str, Any] | None) -> list[str]:
+    """The load the run reached beside the one it named (metrics/load_reached.py)."""
+    if not load:
+        return []
+    sess, reqs = load["sessions_in_flight"], load["requests_in_flight"]
+    named = f" of {load['named_streams']} named" if load.get("named_streams") else ""
+    rate = (f"; sessions arrived at {load['arrival_rate']:.3g}/s of {load['named_rate']:g}/s"
+            if load.get("arrival_rate") is not None else "")
+    line = (f"Load      : sessions in flight mean {_fmt(sess['mean'])}, max {sess['max']}"
+            f"{named}; requests in flight mean {_fmt(reqs['mean'])}, max {reqs['max']}{rate}")
+    return [line] + ([f"            SHORT: {load['short']} (the load named was not reached)"]
+                     if load.get("short") else [])
+
+
 def render_text(summary: dict[str, Any]) -> str:
     c = summary["counts"]
     lines = [
@@ -194,6 +208,10 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
         f"Result is : {summary['result']}",
+        *([f"            {summary['failure']}"
+           + (" (stopped early: --stop-after-failures)"
+              if summary.get("stop_reason") == "all_failed" else "")]
+          if summary.get("failure") else []),
         *([f"            ({UNCONSTRAINED_NOTE})"] if unconstrained(summary["constraints"])
           else []),
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
@@ -203,6 +221,7 @@ def render_text(summary: dict[str, Any]) -> str:
         f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok   turns {c['turns_ok']}/{c['turns']} "
         f"(missing {c['missing_turns']})   requests {c['requests_ok']}/{c['requests']} ok",
         f"Errors    : {c['errors']} " + (str(c["errors_by_type"]) if c["errors_by_type"] else ""),
+        *_load_lines(summary.get("load")),
         *_restart_lines(summary.get("endpoint", {}).get("restarts") or []),
         "",
     ]

@@ -35,9 +35,10 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         curve = good = no_data()
     rows = [[p[key], p["result"], p["requests_per_s"], p["output_tokens_per_s"],
              p["goodput_sessions_per_s"], p["ttft_p50_ms"], p["ttft_p99_ms"],
-             p["request_p99_ms"], p["errors"],
+             p["request_p99_ms"], p["errors"], p.get("in_flight_max"),
              " ".join(filter(None, ("knee" if knee and i == knee["index"] else "",
                                     "capacity" if capacity is not None and p[key] == capacity
+                                    else "", "SHORT: " + p["short"] if p.get("short")
                                     else "")))]
             for i, p in enumerate(points)]
     body = _agentx_view(key, points)
@@ -47,7 +48,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                     figure("plot-sweep-goodput", f"goodput against {key}", good)) +
             section("sweep-table", "Points", table(
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
-                 "request p99", "errors", ""], rows)))
+                 "request p99", "errors", "max in flight", ""], rows)))
     return page("agentic-bench sweep", f"<h1>Sweep over {key}</h1>{body}")
 
 

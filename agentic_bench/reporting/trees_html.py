@@ -22,7 +22,7 @@ def tree_time(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[f
     whole = {r["session_id"]: r["latency_ms"] for r in records
              if r.get("type") == "session" and not r.get("partial") and r.get("status") == "ok"}
     for r in records:
-        sid = r.get("session_id")
+        sid = str(r.get("session_id"))
         if sid not in whole or r.get("warmup") or r.get("branch"):
             continue
         if r.get("kind") == "llm":

@@ -32,7 +32,8 @@ def preset_defaults(options: Any) -> dict[str, Any]:
         return {}
     return {"scenario": "concurrency", "trajectory_start": TRAJECTORY,
             "warmup_requests_per_lane": WARMUP_PER_LANE, "idle_gap_cap": IDLE_CAP_S,
-            "duration": DEFAULT_DURATION_S, "seed": SEED}
+            "duration": DEFAULT_DURATION_S, "seed": SEED,
+            "stop_after_failures": 0}  # AgentX judges errors by its own rules
 
 
 def scenario_rules(options: Any) -> dict[str, Any]:

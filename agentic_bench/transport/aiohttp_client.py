@@ -20,7 +20,7 @@ from agentic_bench.transport.base import CHUNK_WATCH
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
 from agentic_bench.transport.sse import assemble_stream
-from agentic_bench.transport.url import normalize_base_url
+from agentic_bench.transport.url import auth_headers, parse_endpoint
 
 
 async def _read_watched(read: Callable[[], Awaitable[bytes]],
@@ -47,12 +47,13 @@ class AiohttpChatClient:
         max_connections: int = 0,
         timeout_s: float = 300.0,
         include_usage: bool = True,
+        api_key_header: str | None = None,
     ) -> None:
-        self.base_url = normalize_base_url(base_url)
-        self._url = f"{self.base_url}/chat/completions"
-        self._headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
+        self.endpoint = parse_endpoint(base_url)
+        self.base_url = self.endpoint.base
+        self._url = self.endpoint.url("/chat/completions")
+        self._headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
+                         **dict(auth_headers(self.endpoint, api_key, api_key_header))}
         self._max_connections = max_connections
         self._timeout_s = timeout_s
         self._include_usage = include_usage
@@ -75,7 +76,7 @@ class AiohttpChatClient:
 
         async def one() -> None:
             try:
-                async with session.get(f"{self.base_url}/models") as resp:
+                async with session.get(self.endpoint.url("/models")) as resp:
                     await resp.read()
             except (TimeoutError, aiohttp.ClientError):
                 pass
@@ -83,7 +84,7 @@ class AiohttpChatClient:
         await asyncio.gather(*(one() for _ in range(max(1, connections))))
 
     async def list_models(self) -> tuple[int, Any]:
-        async with self._client().get(f"{self.base_url}/models") as resp:
+        async with self._client().get(self.endpoint.url("/models")) as resp:
             text = await resp.text()
             try:
                 return resp.status, json.loads(text)

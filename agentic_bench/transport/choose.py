@@ -46,14 +46,17 @@ def check_kind(kind: str, where: str) -> str:
 
 
 def make_chat_client(base_url: str, api_key: str | None = None, *, kind: str | None = None,
-                     max_connections: int = 0, timeout_s: float = 300.0) -> HttpChatClient:
-    """A streaming chat client for ``base_url``; ``kind`` defaults to the run's
-    ``--transport``, then $AGENTIC_BENCH_TRANSPORT, then ``raw``."""
+                     max_connections: int = 0, timeout_s: float = 300.0,
+                     api_key_header: str | None = None) -> HttpChatClient:
+    """A streaming chat client for ``base_url`` (its query kept on every request, its
+    ``user:password`` sent as Basic auth); ``kind`` defaults to the run's ``--transport``,
+    then $AGENTIC_BENCH_TRANSPORT, then ``raw``; ``api_key_header``: send the key in this
+    header instead of ``Authorization: Bearer``."""
     kind = kind or (_preferred[-1] if _preferred else None) or os.environ.get(ENV_TRANSPORT) \
         or "raw"
     if kind == "raw":
         return RawChatClient(base_url, api_key, max_connections=max_connections,
-                             timeout_s=timeout_s)
+                             timeout_s=timeout_s, api_key_header=api_key_header)
     check_kind(kind, ENV_TRANSPORT)  # only the environment variable can hold another value
     return AiohttpChatClient(base_url, api_key, max_connections=max_connections,
-                             timeout_s=timeout_s)
+                             timeout_s=timeout_s, api_key_header=api_key_header)

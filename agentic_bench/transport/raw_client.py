@@ -24,7 +24,7 @@ from agentic_bench.transport.http1 import Http1Connection, ResponseError
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
 from agentic_bench.transport.sse import assemble_stream
-from agentic_bench.transport.url import normalize_base_url
+from agentic_bench.transport.url import auth_headers, parse_endpoint
 
 ACCEPT_SSE = "Accept: text/event-stream\r\n"
 
@@ -58,15 +58,17 @@ class RawChatClient:
         max_connections: int = 0,
         timeout_s: float = 300.0,
         include_usage: bool = True,
+        api_key_header: str | None = None,
     ) -> None:
-        self.base_url = normalize_base_url(base_url)
+        self.endpoint = parse_endpoint(base_url)
+        self.base_url = self.endpoint.base
         parts = urlsplit(self.base_url)
         self._tls = parts.scheme == "https"
         self._host = parts.hostname or "127.0.0.1"
         self._port = parts.port or (443 if self._tls else 80)
-        self._path = parts.path.rstrip("/")
-        host_header = parts.netloc.rsplit("@", 1)[-1]
-        auth = f"Authorization: Bearer {api_key}\r\n" if api_key else ""
+        host_header = parts.netloc
+        auth = "".join(f"{name}: {value}\r\n" for name, value in
+                       auth_headers(self.endpoint, api_key, api_key_header))
         self._common = (f"Host: {host_header}\r\nUser-Agent: agentic-bench\r\n"
                         f"Accept-Encoding: identity\r\nConnection: keep-alive\r\n{auth}")
         self._timeout_s = timeout_s
@@ -101,7 +103,7 @@ class RawChatClient:
             self._idle.append(conn)
 
     def _request(self, method: str, path: str, body: bytes = b"", extra: str = "") -> bytes:
-        head = f"{method} {self._path}{path} HTTP/1.1\r\n{self._common}{extra}"
+        head = f"{method} {self.endpoint.path(path)} HTTP/1.1\r\n{self._common}{extra}"
         if body or method == "POST":
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         return head.encode("latin-1") + b"\r\n" + body

@@ -65,3 +65,30 @@ def test_duration_and_max_errors(sim_factory, trace_factory, cli, tmp_path: Path
     s, _ = run(cli, failing, trace_factory(50, name="f.jsonl"), tmp_path / "e",
                "--max-errors", "5")
     assert s["stop_reason"] == "max_errors" and s["counts"]["errors"] == 5
+
+
+def test_a_run_whose_requests_all_fail_stops_and_says_why(sim_factory, trace_factory, cli,
+                                                          tmp_path: Path) -> None:
+    """#30 item 4: a run in which every request failed ran to its end and the banner read
+    "complete: True · failed: missing_turns", the cause only near the bottom of the report."""
+    failing = sim_factory("--fail-rate", "1.0")
+    res = cli("replay", str(trace_factory(200, name="many.jsonl")), "--endpoint", failing.url,
+              "--scenario", "concurrency", "--concurrency", "2", "--out", str(tmp_path / "f"))
+    assert res.returncode == 3
+    s = json.loads((tmp_path / "f" / "summary.json").read_text())
+    assert s["stop_reason"] == "all_failed" and not s["complete"]
+    assert 8 <= s["counts"]["requests"] < 20  # stopped after the first 8, not 200
+    n = s["counts"]["requests"]
+    assert s["failure"] == f"{n}/{n} requests failed: HTTP 500: injected failure"
+    assert "stopping: the first 8 requests all failed" in res.stderr
+    text = (tmp_path / "f" / "summary.txt").read_text()
+    head = text.split("Complete")[0]
+    assert f"{n}/{n} requests failed: HTTP 500" in head  # in the banner, not at the bottom
+    assert f"{n}/{n} requests failed" in res.stdout
+    html = (tmp_path / "f" / "report.html").read_text()
+    verdict = html[html.index('id="section-verdict"'):html.index("</section>")]
+    assert "requests failed: HTTP 500" in verdict
+    off = cli("replay", str(trace_factory(12, name="few.jsonl")), "--endpoint", failing.url,
+              "--stop-after-failures", "0", "--out", str(tmp_path / "g"), "--quiet")
+    s = json.loads((tmp_path / "g" / "summary.json").read_text())
+    assert off.returncode == 3 and s["counts"]["requests"] == 12 and s["stop_reason"] == "done"

@@ -140,13 +140,11 @@ def session_to_weka(session: Session, tokenizer: Tokenizer, block_size: int = 64
     tools, system = writer.prefix(session)
     rows = [e for e in entries if e["type"] != "subagent"]
     inner = [r for e in entries if e["type"] == "subagent" for r in e["requests"]]
-    totals = {"parent_tokens": {"input": sum(r["in"] for r in rows),
-                                "output": sum(r["out"] for r in rows)},
-              "subagent_tokens": {"input": sum(r["in"] for r in inner),
-                                  "output": sum(r["out"] for r in inner)},
+    parent = {"input": sum(r["in"] for r in rows), "output": sum(r["out"] for r in rows)}
+    sub = {"input": sum(r["in"] for r in inner), "output": sum(r["out"] for r in inner)}
+    totals = {"parent_tokens": parent, "subagent_tokens": sub,
+              "combined_tokens": {k: parent[k] + sub[k] for k in ("input", "output")},
               "subagent_count": len(entries) - len(rows)}
-    totals["combined_tokens"] = {k: totals["parent_tokens"][k] + totals["subagent_tokens"][k]
-                                 for k in ("input", "output")}
     return {"id": session.session_id, "models": ["recorded"], "block_size": block_size,
             "hash_id_scope": "local", "tool_tokens": tools, "system_tokens": system,
             "requests": entries, "totals": totals}

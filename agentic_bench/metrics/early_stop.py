@@ -1,0 +1,83 @@
+"""Stop a run whose endpoint cannot serve it: when the first N requests have all failed, no
+more sessions are issued (in-flight ones finish) and the run says why — "8/8 requests failed:
+HTTP 404 ..." — in the terminal, summary.txt and the report's banner, rather than running to
+the end and reporting "missing turns". ``--stop-after-failures N`` (default 8; 0 = never);
+``--agentx`` turns it off, as AgentX judges errors by its own rules (overflow and error
+rates).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+DEFAULT_FIRST = 8
+
+
+def cause(records: Iterable[dict[str, Any]]) -> str | None:
+    """The most common failure of failed LLM requests, as one line (None when none failed)."""
+    failed = [r for r in records if r.get("type") == "step" and r.get("kind") == "llm"
+              and r.get("status") not in ("ok", "retried") and not r.get("warmup")]
+    if not failed:
+        return None
+    kinds = Counter((r.get("error_type"), r.get("http_status")) for r in failed)
+    (etype, status), _ = kinds.most_common(1)[0]
+    example = next(r for r in failed if (r.get("error_type"), r.get("http_status"))
+                   == (etype, status))
+    what = f"HTTP {status}" if status else str(etype or "error")
+    detail = _message(str(example.get("error") or ""), what)
+    return f"{what}: {detail}" if detail else what
+
+
+def _message(error: str, what: str) -> str:
+    """The readable part of an error text: without a repeated "HTTP 404:" prefix, and the
+    ``error.message`` of an OpenAI-style JSON body."""
+    import json
+
+    text = error.removeprefix(what).lstrip(": ").strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        if isinstance(message, str) and message:
+            text = message
+    return " ".join(text.split())[:140]
+
+
+def failure_note(summary_counts: dict[str, Any], records: Iterable[dict[str, Any]]
+                 ) -> str | None:
+    """"n/n requests failed: <cause>" when no request succeeded (None otherwise)."""
+    requests = summary_counts.get("requests", 0)
+    if not requests or summary_counts.get("requests_ok", 0):
+        return None
+    return f"{requests}/{requests} requests failed: {cause(records) or 'error'}"
+
+
+class FirstFailures:
+    """Watches LLM step records; calls ``stop`` once the first ``n`` all failed."""
+
+    def __init__(self, n: int, stop: Callable[[], None] | None = None) -> None:
+        self.n = n
+        self.stop = stop
+        self.seen = 0
+        self.failed = 0
+        self.triggered = False
+
+    def observe(self, record: dict[str, Any]) -> None:
+        if (self.n <= 0 or self.triggered or self.seen >= self.n
+                or record.get("type") != "step" or record.get("kind") != "llm"
+                or record.get("warmup") or record.get("status") == "retried"):
+            return
+        self.seen += 1
+        self.failed += record.get("status") != "ok"
+        if self.seen == self.n and self.failed == self.n:
+            self.triggered = True
+            if self.stop is not None:
+                self.stop()
+
+
+__all__ = ["DEFAULT_FIRST", "FirstFailures", "cause", "failure_note"]
