@@ -141,14 +141,49 @@ def documents_from_passages(payload: dict[str, Any], origin: str) -> list[Docume
             for doc_id, (name, passages) in grouped.items()]
 
 
+MAX_MEMBER_BYTES = 512 * 1024 * 1024  # one page; a corpus page is a few hundred kB
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024 * 1024  # everything unpacked
+
+
+def check_members(archive: Path, members: list[tarfile.TarInfo]) -> None:
+    """Refuse an archive with any member that could leave the folder or is not a plain file
+    or folder: an absolute path, a ``..`` part, a link (symbolic or hard), a device, FIFO or
+    other special file, or sizes over the caps — checked here for every member before
+    anything is written (not left to the ``data`` filter alone: Python 3.11 before 3.11.13
+    has published bypasses of it, CVE-2025-4517)."""
+    total = 0
+    for member in members:
+        name = member.name
+        parts = Path(name).parts
+        where = f"{archive}: member {name!r}"
+        if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or Path(name).is_absolute():
+            raise CorpusError(f"{where}: an absolute path")
+        if ".." in parts:
+            raise CorpusError(f"{where}: a '..' path leaves the folder")
+        if member.issym() or member.islnk():
+            raise CorpusError(f"{where}: a link (to {member.linkname!r})")
+        if not (member.isfile() or member.isdir()):
+            raise CorpusError(f"{where}: not a plain file or folder")
+        if member.size > MAX_MEMBER_BYTES:
+            raise CorpusError(f"{where}: {member.size:,} bytes, over {MAX_MEMBER_BYTES:,}")
+        total += member.size
+        if total > MAX_ARCHIVE_BYTES:
+            raise CorpusError(f"{archive}: over {MAX_ARCHIVE_BYTES:,} bytes unpacked")
+
+
 def _unpack(archive: Path, cache_dir: Path) -> Path:
     target = cache_dir / f"pages-{hashlib.sha256(str(archive.resolve()).encode()).hexdigest()[:12]}"
     stamp = target / ".unpacked"
     signature = f"{archive.stat().st_size}:{archive.stat().st_mtime_ns}"
     if not (stamp.is_file() and stamp.read_text() == signature):
-        target.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
+        try:
+            with tarfile.open(archive) as tar:
+                members = tar.getmembers()
+                check_members(archive, members)
+                target.mkdir(parents=True, exist_ok=True)
+                tar.extractall(target, members=members, filter="data")
+        except tarfile.TarError as exc:
+            raise CorpusError(f"{archive}: not a readable tar archive: {exc}") from None
         stamp.write_text(signature)
     folders = {p.parent for suffix in PAGE_SUFFIXES for p in target.rglob(f"*{suffix}")}
     if len(folders) != 1:

@@ -21,8 +21,9 @@ from rag_pipeline.remote_http import (
     AiohttpPoster,
     PostJson,
     RemoteServiceError,
-    bearer_headers,
+    auth_headers,
     run_sync,
+    shown_url,
 )
 
 
@@ -210,14 +211,15 @@ class RemoteReranker:
     ) -> None:
         if style not in ("cohere", "tei"):
             raise ValueError(f"style must be 'cohere' or 'tei', got {style!r}")
-        self.url = url
+        self.url, headers = auth_headers(url, api_key)  # user:password → Basic auth
         self.model = model
         self.style = style
-        self._post: PostJson = post or AiohttpPoster(bearer_headers(api_key), timeout_s)
+        self._post: PostJson = post or AiohttpPoster(headers, timeout_s)
 
     @property
     def name(self) -> str:
-        return f"remote:{self.model or self.url}"
+        """The reranker as records and summaries name it: never a credential."""
+        return f"remote:{self.model or shown_url(self.url)}"
 
     def payload(self, query: str, docs: Sequence[str], top_k: int) -> dict[str, Any]:
         if self.style == "tei":

@@ -24,7 +24,7 @@ from aiohttp import web
 from agentic_bench.proxy.recorder import Call, Recorder
 from agentic_bench.transport.result import ChatResult
 from agentic_bench.transport.sse import assemble_stream
-from agentic_bench.transport.url import normalize_base_url, redact_url
+from agentic_bench.transport.url import auth_headers, parse_endpoint, redact_url
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host",
@@ -88,7 +88,12 @@ def _make_request(message: Any, payload: Any, protocol: Any, writer: Any,
 class RecordingProxy:
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
-        self.base = normalize_base_url(config.upstream)
+        # the upstream's own query (?api-version=...) goes on every forwarded request and its
+        # user:password as Basic auth (in place of a client's Authorization); neither is
+        # ever recorded or printed
+        self.upstream = parse_endpoint(config.upstream)
+        self.base = self.upstream.base
+        self._auth = auth_headers(self.upstream, None)
         dump = open(config.dump_requests, "w", encoding="utf-8") if config.dump_requests else None
         self.recorder = Recorder(config.out, config.idle_timeout_s, redact_url(self.base), dump)
         self.client: aiohttp.ClientSession | None = None
@@ -100,8 +105,8 @@ class RecordingProxy:
         path = request.path
         if path == "/v1" or path.startswith("/v1/"):
             path = path[3:]
-        query = f"?{request.query_string}" if request.query_string else ""
-        return f"{self.base}{path}{query}"
+        query = "&".join(q for q in (self.upstream.query, request.query_string) if q)
+        return f"{self.base}{path}" + (f"?{query}" if query else "")
 
     async def start(self) -> int:
         connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=None, keepalive_timeout=60)
@@ -148,7 +153,7 @@ class RecordingProxy:
         start_ns = perf_counter_ns()
         upstream = asyncio.ensure_future(self.client.request(
             request.method, self._target(request), data=data or None,
-            headers=_forward_headers(request.headers)))
+            headers=self._headers(request)))
         recording = None
         if request.method == "POST" and request.path.endswith("/chat/completions"):
             await asyncio.sleep(0)  # let the forward start before parsing the body
@@ -172,6 +177,13 @@ class RecordingProxy:
         finally:
             if recording is not None:
                 self.recorder.finish(recording[0], recording[1], ok)
+
+    def _headers(self, request: web.BaseRequest) -> dict[str, str]:
+        headers = _forward_headers(request.headers)
+        if self._auth:
+            headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+            headers.update(self._auth)
+        return headers
 
     async def _relay(self, request: web.BaseRequest, up: aiohttp.ClientResponse,
                      call: Call | None) -> tuple[bool, web.StreamResponse]:

@@ -212,8 +212,8 @@ def render_text(summary: dict[str, Any]) -> str:
            + (" (stopped early: --stop-after-failures)"
               if summary.get("stop_reason") == "all_failed" else "")]
           if summary.get("failure") else []),
-        *([f"            ({UNCONSTRAINED_NOTE})"] if unconstrained(summary["constraints"])
-          else []),
+        *([f"            ({UNCONSTRAINED_NOTE})"]
+          if summary["result"] == "VALID" and unconstrained(summary["constraints"]) else []),
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
         f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
         f"Duration  : {summary['duration_s']:.2f} s",

@@ -1,5 +1,7 @@
-"""Checks a schema cannot express: tool names declared, every tool step's ``call_id`` naming a
-tool call of the llm step before it in the same turn (or fan-out branch), an llm step in
+"""Checks a schema cannot express: the request fields an llm step sends (``params``: typed as
+the chat API types them, e.g. ``max_tokens`` an integer >= 1), tool names declared, every tool
+step's ``call_id`` naming a tool call of the llm step before it in the same turn (or fan-out
+branch), an llm step in
 every turn and branch that has steps, and for agent trees (spawn and join steps, prompts given
 as blocks): spawned branch ids unique in the session, every join naming branches spawned
 before it in the same conversation, a task for every branch whose history derives from it, and
@@ -48,8 +50,48 @@ def _has_llm(steps: Sequence[Step]) -> bool:
                for s in steps)
 
 
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+# the OpenAI chat request fields a step's params may set, checked as the API types them (the
+# harness sends params as they are; an unknown key is passed through for the server to judge)
+PARAM_RULES: dict[str, tuple[str, object]] = {
+    "max_tokens": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+    "max_completion_tokens": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+    "min_tokens": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    "n": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+    "seed": ("an integer", _is_int),
+    "temperature": ("a number in [0, 2]", lambda v: _is_num(v) and 0 <= v <= 2),
+    "top_p": ("a number in [0, 1]", lambda v: _is_num(v) and 0 <= v <= 1),
+    "presence_penalty": ("a number in [-2, 2]", lambda v: _is_num(v) and -2 <= v <= 2),
+    "frequency_penalty": ("a number in [-2, 2]", lambda v: _is_num(v) and -2 <= v <= 2),
+    "stream": ("true or false", lambda v: isinstance(v, bool)),
+    "ignore_eos": ("true or false", lambda v: isinstance(v, bool)),
+    "stop": ("a string or a list of strings",
+             lambda v: isinstance(v, str) or (isinstance(v, list)
+                                              and all(isinstance(x, str) for x in v))),
+    "tool_choice": ("a string or an object", lambda v: isinstance(v, str | dict)),
+    "response_format": ("an object", lambda v: isinstance(v, dict)),
+    "logit_bias": ("an object", lambda v: isinstance(v, dict)),
+    "user": ("a string", lambda v: isinstance(v, str)),
+}
+
+
+def _check_params(step: LlmStep, where: str, problems: list[tuple[str, str]]) -> None:
+    for key, value in step.params.items():
+        rule = PARAM_RULES.get(key)
+        if rule is not None and not rule[1](value):  # type: ignore[operator]
+            problems.append((f"{where}.params.{key}", f"expected {rule[0]}, got {value!r}"))
+
+
 def _check_llm(step: LlmStep, where: str, scope: _Scope, problems: list[tuple[str, str]],
                ) -> None:
+    _check_params(step, where, problems)
     if step.prompt is None:
         if scope.blocks is not None:
             problems.append((f"{where}.prompt", "missing: every llm step of a conversation "

@@ -12,7 +12,7 @@ from rag_pipeline.remote_http import (
     AiohttpPoster,
     PostJson,
     RemoteServiceError,
-    bearer_headers,
+    auth_headers,
     run_sync,
 )
 
@@ -44,11 +44,18 @@ class RemoteEmbedder:
         if client is None and base_url is None:
             raise ValueError("RemoteEmbedder needs base_url= or client=")
         self.model = model
-        self.base_url = base_url.rstrip("/") if base_url else None
+        headers: dict[str, str] = {}
+        if base_url:  # user:password → Basic auth; a query (?api-version=...) kept
+            base_url, headers = auth_headers(base_url, api_key)
+            parts = base_url.split("?", 1)
+            base_url, self.query = parts[0].rstrip("/"), (parts[1] if len(parts) > 1 else "")
+        else:
+            self.query = ""
+        self.base_url = base_url
         self._client = client
         self._post: PostJson | None = post
         if client is None and post is None:
-            self._post = AiohttpPoster(bearer_headers(api_key), timeout_s)
+            self._post = AiohttpPoster(headers, timeout_s)
         self._dim = dim
         self._name = name or f"remote:{model}"
         self.batch_size = batch_size
@@ -72,9 +79,8 @@ class RemoteEmbedder:
             data = sorted(resp.data, key=lambda d: getattr(d, "index", 0))
             return [list(d.embedding) for d in data]
         assert self._post is not None and self.base_url is not None
-        body = await self._post(
-            f"{self.base_url}/embeddings", {"model": self.model, "input": batch}
-        )
+        url = f"{self.base_url}/embeddings" + (f"?{self.query}" if self.query else "")
+        body = await self._post(url, {"model": self.model, "input": batch})
         try:
             items = sorted(body["data"], key=lambda d: d.get("index", 0))
             return [item["embedding"] for item in items]

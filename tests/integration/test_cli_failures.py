@@ -249,3 +249,26 @@ def test_a_second_run_never_mixes_into_a_folder_that_holds_one(cli, sim_factory,
     assert len(runs) == 1
     report = cli("report", str(out))
     assert report.returncode == 0, report.stderr
+
+
+def test_options_that_would_do_nothing_are_refused(cli, tmp_path) -> None:
+    """#30 item 8: `--perf-sessions 0` meant "all"; `--tool-delays` with a native
+    --perf-trace was ignored without a word."""
+    pytest.importorskip("bfcl_eval")
+    res = cli("run", "agentic-edge", "--perf-sessions", "0", "--samples", "1",
+              "--endpoint", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "a"))
+    assert res.returncode == 2 and "--perf-sessions 0: must be >= 1" in res.stderr
+    res = cli("run", "agentic-edge", "--tool-delays", "--samples", "1",
+              "--endpoint", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "b"))
+    assert res.returncode == 2 and "--tool-delays applies to MLCommons" in res.stderr
+
+
+def test_an_invalid_run_carries_no_unconstrained_note() -> None:
+    """#30 item 8: an INVALID run still said "no constraint was set: VALID means only..."."""
+    from agentic_bench.metrics.aggregate import RunInfo, summarize
+    from agentic_bench.reporting.summary_text import render_text
+
+    failed = summarize([], RunInfo(benchmark="x", complete=False, duration_s=1.0))
+    assert failed["result"] == "INVALID" and "VALID means only" not in render_text(failed)
+    fine = summarize([], RunInfo(benchmark="x", complete=True, duration_s=1.0))
+    assert fine["result"] == "VALID" and "VALID means only" in render_text(fine)

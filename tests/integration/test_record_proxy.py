@@ -313,3 +313,23 @@ def test_session_header_name_is_checked_before_anything_is_sent(cli: Callable[..
               "--session-header", "Bad Header", "--out", str(tmp_path / "run"))
     assert res.returncode == 2 and "not an HTTP header name" in res.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_upstream_credentials_never_reach_the_recording(sim_factory: Callable[..., Any],
+                                                       proxies: Callable[..., Proxy],
+                                                       tmp_path: Path) -> None:
+    """#30 item 6: `record --upstream` with user:password and a secret query in its URL —
+    neither reaches the recorded trace nor the proxy's own output."""
+    sim = sim_factory("--ttft-ms", "1", "--itl-ms", "1", "--output-tokens", "3",
+                      "--tool-call", "lookup")
+    host = sim.url.split("://", 1)[1]
+    secret = "SENTINEL-upstream-5c1d"
+    out = tmp_path / "rec.jsonl"
+    proxy = proxies(f"http://user:{secret}-pw@{host}?token={secret}-t", out)
+    asyncio.run(agent(proxy.url, "a", True, True))
+    log = proxy.stop()  # writes every session still open
+    recorded = out.read_text()
+    assert len(recorded.splitlines()) == 1 and '"turns"' in recorded
+    assert secret not in recorded and secret not in log
+    assert secret not in (out.with_suffix(".jsonl.raw").read_text()
+                          if out.with_suffix(".jsonl.raw").exists() else "")

@@ -62,6 +62,11 @@ def _performance_sessions(args: Any, items: EdgeItems,
     )
 
     info["performance_trace"] = str(args.perf_trace)
+    from agentic_bench.errors import ConfigError
+
+    if args.perf_sessions is not None and args.perf_sessions < 1:
+        raise ConfigError(f"--perf-sessions {args.perf_sessions}: must be >= 1 (leave it out "
+                          "for the whole trace)")
     if looks_like_mlcommons_agentic(args.perf_trace):
         conversations = load_conversations(args.perf_trace)
         count = args.perf_sessions or (QUICK_CONVERSATIONS if args.quick else len(conversations))
@@ -86,6 +91,10 @@ def _performance_sessions(args: Any, items: EdgeItems,
     if hint is not None:
         raise UsageError(f"--perf-trace takes MLCommons' agentic JSONL or our native trace: "
                          f"{hint}")
+    if getattr(args, "tool_delays", False):
+        raise ConfigError("--tool-delays applies to MLCommons' coding conversations; a native "
+                          "--perf-trace waits its tool steps' recorded durations under "
+                          "--think-time instead")
     trace = TraceFile(args.perf_trace)
     count = args.perf_sessions or (QUICK_PERF_SESSIONS if args.quick else len(trace))
     perf = [trace.session(i % len(trace)) for i in range(count)]

@@ -80,6 +80,18 @@ EMBED_BACKEND_HELP = (
     "each its own index (benchmarks/rag_embed_backends.py)")
 
 
+def normalize_with_credentials(url: str) -> str:
+    """``url`` with ``/v1`` added as the endpoint rule does, its credentials and query kept
+    (the embedder sends them as Basic auth and on every request)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from agentic_bench.transport.url import normalize_base_url
+
+    parts = urlsplit(url)
+    base = urlsplit(normalize_base_url(url))
+    return urlunsplit(base._replace(query=parts.query))
+
+
 def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
                   prefixes: bool = True, backend: str = "torch",
                   cache_dir: Path | None = None) -> Embedder:
@@ -104,13 +116,14 @@ def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
         return ("", "", "+raw") if raw else (query, passage, "")
 
     if url is not None:
-        from agentic_bench.transport.url import normalize_base_url, redact_url
+        from agentic_bench.transport.url import parse_endpoint, redact_url
         from rag_pipeline.embedders.remote import RemoteEmbedder
 
-        base = normalize_base_url(url)
+        ep = parse_endpoint(url)  # the query kept, user:password apart (Basic auth)
         query, passage, tag = chosen(name)
-        return RemoteEmbedder(name, base, api_key=api_key,
-                              name=f"remote:{name}@{redact_url(base)}{tag}",
+        full = normalize_with_credentials(url)
+        return RemoteEmbedder(name, full, api_key=api_key,
+                              name=f"remote:{name}@{redact_url(ep.url(''))}{tag}",
                               query_prefix=query, passage_prefix=passage)
     if backend == "onnx-int8":
         from rag_pipeline.embedders.local import packaged_minilm_path

@@ -80,7 +80,12 @@ class RagE2eOptions(OptionsModel):
         help="local cross-encoder or late-interaction weights, or the model a --reranker-url "
         "server should use (sent as 'model')")
     reranker_url: str | None = option(None, metavar="URL", group=PIPELINE, redact=True,
-                                      help="Cohere/Jina/vLLM /v1/rerank URL")
+                                      help="Cohere/Jina/vLLM /v1/rerank URL (user:password "
+                                      "in it goes as Basic auth, never into a record)")
+    reranker_api_key_env: str = option(
+        "RERANKER_API_KEY", metavar="VAR", group=PIPELINE, identity=False,
+        help="environment variable with the --reranker-url API key (default "
+        "RERANKER_API_KEY; never stored)")
     bm25: bool = option(False, group=PIPELINE, help="fuse BM25 with dense retrieval (RRF)")
     retrieve_k: int = option(10, metavar="K", group=PIPELINE,
                              help="chunks retrieved per query (10)")

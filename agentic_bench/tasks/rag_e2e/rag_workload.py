@@ -100,7 +100,13 @@ def make_reranker(args: Any, embedder: Any) -> Any:
         model_dir = Path(args.reranker_model).expanduser()
         return LateInteractionReranker(model_dir, name=f"late-interaction:{model_dir.resolve()}")
     if name == "remote":
-        return RemoteReranker(args.reranker_url, model=args.reranker_model)
+        import os
+
+        key = os.environ.get(getattr(args, "reranker_api_key_env", "") or "") or None
+        try:
+            return RemoteReranker(args.reranker_url, model=args.reranker_model, api_key=key)
+        except ValueError as exc:  # user:password and a key both given
+            raise ConfigError(f"--reranker-url: {exc}") from None
     raise ConfigError(f"unknown reranker {name!r}")
 
 

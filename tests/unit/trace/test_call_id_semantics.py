@@ -47,3 +47,18 @@ def test_a_binary_file_is_named_as_binary(tmp_path: Path) -> None:
     path.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
     problems = [str(p) for p in validate_file(path).problems]
     assert len(problems) == 1 and "binary file" in problems[0]
+
+
+def test_request_fields_are_typed_as_the_chat_api_types_them() -> None:
+    """#30 item 5: "max_tokens": "sixty-four" validated and was sent."""
+    from agentic_bench.trace.model import Session
+    from agentic_bench.trace.semantics import check_session
+
+    session = Session.model_validate({"schema_version": "1", "session_id": "s", "turns": [
+        {"user": "hi", "steps": [{"kind": "llm", "params": {
+            "max_tokens": "sixty-four", "temperature": 5, "top_p": 0.9, "stop": ["\\n", 3],
+            "stream": True, "my_server_extra": {"any": "thing"}}}]}]})
+    problems = dict(check_session(session))
+    base = "turns[0].steps[0].params"
+    assert set(problems) == {f"{base}.max_tokens", f"{base}.temperature", f"{base}.stop"}
+    assert "expected an integer >= 1, got 'sixty-four'" in problems[f"{base}.max_tokens"]
