@@ -210,6 +210,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "out_dir": str(out),
                 **({"command_line": config.command_line} if config.command_line else {}),
                 "resumed_sessions": len(resumed.done),
+                **({"planned_sessions": planned} if planned is not None else {}),
+                **({"resume_command": _resume_command(config, workload.name, out)}
+                   if not complete else {}),
                 **({"workers": seg.workers} if seg.workers is not None else {}),
                 **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
                 **({"agentx": config.agentx} if config.agentx is not None else {}),
@@ -229,6 +232,15 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
     return summary
+
+
+def _resume_command(config: RunConfig, name: str, out: Path) -> str:
+    """How to continue an interrupted run: its own options come from DIR/config.yaml."""
+    import shlex
+
+    head = "agentic-bench replay" if (config.command or name) == "replay" else \
+        f"agentic-bench run {config.command or name}"
+    return f"{head} --resume {shlex.quote(str(out))}"
 
 
 def _host_cpu(records: list[dict[str, Any]]) -> dict[str, Any]:

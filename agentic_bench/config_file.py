@@ -73,8 +73,9 @@ def read_config(path: str | Path) -> ConfigFile:
     return ConfigFile(source, benchmark, entries)
 
 
-# one-shot actions a saved configuration must not repeat: continuing or replacing that folder
-NOT_SAVED = frozenset({"out", "resume", "retry_errors", "overwrite"})
+# one-shot actions a saved configuration must not repeat (continuing or replacing that folder),
+# and how the terminal shows it (a resume read from the file would otherwise turn quiet)
+NOT_SAVED = frozenset({"out", "resume", "retry_errors", "overwrite", "quiet"})
 
 
 def write_run_config(out: Path, benchmark: str, shown: dict[str, Any], *,

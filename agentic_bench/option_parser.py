@@ -28,14 +28,30 @@ M = TypeVar("M", bound=OptionsModel)
 Preset = Callable[[Any], Mapping[str, Any]]
 
 
+class _Parser(argparse.ArgumentParser):
+    """Errors in two lines — what is wrong (an unknown option with the nearest known one) and
+    where help is — not the whole usage with the error last."""
+
+    def error(self, message: str) -> Any:  # argparse's signature (NoReturn)
+        if message.startswith("unrecognized arguments: "):
+            unknown = message.removeprefix("unrecognized arguments: ").split()
+            flags = [o for a in self._actions for o in a.option_strings]
+            first = next((u for u in unknown if u.startswith("-")), unknown[0])
+            near = difflib.get_close_matches(first.split("=", 1)[0], flags, n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            message = f"unknown option {first}{hint}" if first.startswith("-") else \
+                f"unexpected argument {first!r}"
+        self.exit(2, f"{self.prog}: error: {message}\nsee `{self.prog} --help`\n")
+
+
 def build_parser(model: type[OptionsModel], *, prog: str, description: str | None = None,
                  epilog: str | None = None, config_flag: bool = True) -> argparse.ArgumentParser:
     """An argparse parser for ``model``: the most specific options first (a benchmark's own,
     then the common ones), each in its ``--help`` group."""
     text = "\n\n".join(textwrap.fill(p, 79) for p in (description or "").split("\n\n"))
-    parser = argparse.ArgumentParser(prog=prog, description=text or None, epilog=epilog,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     argument_default=argparse.SUPPRESS)
+    parser = _Parser(prog=prog, description=text or None, epilog=epilog,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     argument_default=argparse.SUPPRESS)
     found = specs(model)
     groups: dict[str, Any] = {}
     for name in found:
@@ -46,8 +62,8 @@ def build_parser(model: type[OptionsModel], *, prog: str, description: str | Non
     if config_flag:
         parser.add_argument_group("configuration file").add_argument(
             "--config", metavar="FILE", help="options from a YAML or JSON file (keys: these "
-            "options, e.g. max-rounds: 2; `agentic-bench config check FILE` validates one); "
-            "the command line wins over the file, the file over a preset")
+            "options without their dashes, e.g. 'concurrency: 4'; `agentic-bench config check "
+            "FILE` validates one); the command line wins over the file, the file over a preset")
     return parser
 
 

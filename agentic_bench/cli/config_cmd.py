@@ -17,7 +17,7 @@ from typing import Any
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("config", help="check a run configuration file, or show a run's "
-                       "effective options", description=__doc__.split("\n\n")[1])
+                       "effective options", description=_plain(__doc__.split("\n\n")[1]))
     config_sub = p.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
     c = config_sub.add_parser("check", help="validate FILE without running (exit 0 or 2)")
     c.add_argument("file", metavar="FILE", help="YAML or JSON run configuration")
@@ -25,16 +25,30 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="the benchmark it configures, or 'replay' (default: the file's "
                    "'benchmark' key)")
     c.set_defaults(func=check_main)
-    s = config_sub.add_parser("show", add_help=False,
-                              help="print the effective options of `run BENCHMARK [OPTIONS]`")
-    s.add_argument("benchmark", metavar="BENCHMARK")
-    s.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTIONS")
+    s = config_sub.add_parser("show", add_help=False, prefix_chars="\x00",
+                              help="print the effective options of `run BENCHMARK [OPTIONS]`",
+                              description="Print the effective options of `run BENCHMARK "
+                              "[OPTIONS]` (or `replay TRACE [OPTIONS]` with BENCHMARK replay) "
+                              "as a configuration file `run --config` takes back unchanged; "
+                              "URLs redacted, API keys only by the name of their variable.")
+    s.add_argument("benchmark", metavar="BENCHMARK", nargs="?",
+                   help="a benchmark, or 'replay'")
+    s.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTIONS",
+                   help="its options, as on its command line")
     s.set_defaults(func=show_main)
     j = config_sub.add_parser("schema", help="print the JSON Schema of BENCHMARK's configuration "
                               "files (for editors: yaml-language-server, VS Code)")
     j.add_argument("benchmark", metavar="BENCHMARK", help="a benchmark, or 'replay'")
     j.set_defaults(func=schema_main)
     p.set_defaults(func=lambda args: _usage(p))
+
+
+def _plain(text: str) -> str:
+    """A docstring paragraph as help text: no reStructuredText markup."""
+    import re
+
+    text = re.sub(r":mod:`([^`]+)`", r"\1", text)
+    return text.replace("``", "'")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -81,9 +95,14 @@ def effective_options(parsed: Any, benchmark: str) -> dict[str, Any]:
 def show_main(args: argparse.Namespace) -> int:
     import yaml
 
-    if args.benchmark in ("-h", "--help"):
-        print("usage: agentic-bench config show BENCHMARK|replay [--config FILE] [OPTIONS...]")
-        return 0
+    if args.benchmark in (None, "-h", "--help"):
+        print("usage: agentic-bench config show BENCHMARK|replay [--config FILE] [OPTIONS...]\n"
+              "\nPrint the effective options of `run BENCHMARK [OPTIONS]` (or `replay TRACE "
+              "[OPTIONS]`)\nas a configuration file that `run --config` takes back unchanged;"
+              " URLs redacted,\nAPI keys only by the name of their variable. Example:\n"
+              "  agentic-bench config show replay traces/sample.jsonl --concurrency 4 "
+              "--scenario concurrency")
+        return 0 if args.benchmark is not None else 2
     parsed = parse_for(args.benchmark, list(args.rest))
     print(yaml.safe_dump(effective_options(parsed, args.benchmark), sort_keys=False,
                          default_flow_style=False), end="")

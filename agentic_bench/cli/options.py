@@ -10,6 +10,23 @@ from collections.abc import Callable
 from typing import Any
 
 
+def with_resumed_options(argv: list[str]) -> list[str]:
+    """``--resume DIR`` without ``--config``: the run's own options (``DIR/config.yaml``) under
+    what the command line says, so a resume needs no option typed again."""
+    from pathlib import Path
+
+    folder = None
+    for i, word in enumerate(argv):
+        if word == "--resume" and i + 1 < len(argv):
+            folder = argv[i + 1]
+        elif word.startswith("--resume="):
+            folder = word.split("=", 1)[1]
+    if folder is None or any(w == "--config" or w.startswith("--config=") for w in argv):
+        return argv
+    saved = Path(folder) / "config.yaml"
+    return ["--config", str(saved), *argv] if saved.is_file() else argv
+
+
 def run_config(args: Any, command: str | None = None) -> Any:
     """Build a RunConfig from validated options (imports the harness lazily); ``command``:
     the benchmark's name (``run NAME``) or ``replay``, for the run's saved config.yaml."""

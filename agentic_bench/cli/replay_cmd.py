@@ -35,10 +35,12 @@ def parse_replay_args(argv: list[str]) -> Any:
     """``replay``'s validated, frozen options (:class:`~agentic_bench.run_schema.\
 ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agentx`` sets the
 scenario's defaults (explicit values win)."""
+    from agentic_bench.cli.options import with_resumed_options
     from agentic_bench.option_parser import parse_options
     from agentic_bench.run_schema import ReplayCommandOptions
     from agentic_bench.tasks.agentx import preset_defaults
 
+    argv = with_resumed_options(list(argv))
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",
                          description=DESCRIPTION, epilog=EPILOG, benchmark="replay",
                          preset=preset_defaults)

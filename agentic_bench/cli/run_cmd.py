@@ -39,9 +39,10 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
 def parse_task_args(task: Any, argv: list[str]) -> Any:
     """A benchmark's validated, frozen options from ``argv`` (defaults < preset < ``--config
     FILE`` < command line): :func:`agentic_bench.tasks.registry.parse_task_options`."""
+    from agentic_bench.cli.options import with_resumed_options
     from agentic_bench.tasks.registry import parse_task_options
 
-    return parse_task_options(task, argv)
+    return parse_task_options(task, with_resumed_options(list(argv)))
 
 
 def main(args: argparse.Namespace) -> int:

@@ -41,7 +41,12 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:
         raise EndpointError(f"cannot reach {redact_url(client.base_url)}: {exc}") from None
     if status in (401, 403):
-        raise EndpointError(f"{redact_url(client.base_url)} rejected the API key (HTTP {status})")
+        if getattr(client, "has_credentials", True):
+            raise EndpointError(f"{redact_url(client.base_url)} rejected the credentials "
+                                f"(HTTP {status})")
+        raise EndpointError(f"{redact_url(client.base_url)} wants credentials (HTTP {status}) "
+                            "and none was sent: put the API key in $OPENAI_API_KEY (or name "
+                            "its variable with --api-key-env VAR)")
     ids: list[str] = []
     if status == 200 and isinstance(body, dict):
         ids = [str(m["id"]) for m in body.get("data", []) if isinstance(m, dict) and m.get("id")]

@@ -1,7 +1,8 @@
 """Constraints and the MLPerf-style VALID/INVALID verdict.
 
-SLO keys (``--slo KEY=VALUE``, or a benchmark's defaults):
-``ttft_p99_ms``, ``tpot_p99_ms``, ``turn_p90_ms`` (upper limits), ``min_duration_s``,
+SLO keys (``--slo KEY=VALUE``, or a benchmark's defaults): ``<metric>_<statistic>_ms`` for any
+declared latency metric and statistic — ``ttft_p99_ms``, ``ttft_p95_ms``, ``tpot_p99_ms``,
+``turn_p90_ms``, ``request_max_ms``, ... (upper limits) —, ``min_duration_s``,
 ``min_sessions`` (lower limits), ``accuracy`` (lower limit on the task's headline accuracy).
 Always checked: the run completed, and no turn is missing. A task may add its own accuracy
 gates (``accuracy["gates"]``: rows with name, value, limit, op, ok and the rule they come from,
@@ -22,8 +23,25 @@ LOWER = ("min_duration_s", "min_sessions", "accuracy")
 SLO_KEYS = (*UPPER, *LOWER)
 
 
+STATISTICS = ("mean", "p50", "p90", "p95", "p99", "max")
+
+
+def latency_slo(key: str) -> tuple[str, str] | None:
+    """``<metric>_<statistic>_ms`` for any declared latency metric and statistic (mean, p50,
+    p90, p95, p99, max) → (metric, statistic); None for anything else."""
+    from agentic_bench.metrics.declarations import latency_metrics
+
+    if not key.endswith("_ms"):
+        return None
+    head, _, stat = key[:-3].rpartition("_")
+    if stat in STATISTICS and head in {d.name for d in latency_metrics()}:
+        return head, stat
+    return None
+
+
 def slo_keys() -> tuple[str, ...]:
-    """Every --slo key: one upper limit per declared latency SLO, then the lower limits."""
+    """The named --slo keys: one upper limit per declared latency SLO, then the lower limits
+    (any other ``<metric>_<statistic>_ms`` of a declared metric is accepted too)."""
     return (*slo_limits(), *LOWER)
 
 
@@ -33,9 +51,14 @@ def parse_slos(items: list[str] | None) -> dict[str, float]:
     for item in items or []:
         for part in filter(None, (p.strip() for p in item.split(","))):
             key, sep, value = part.partition("=")
-            if not sep or key not in slo_keys():
+            if not sep or (key not in slo_keys() and latency_slo(key) is None):
+                from agentic_bench.metrics.declarations import latency_metrics
+
+                metrics = "|".join(d.name for d in latency_metrics())
                 raise ConfigError(
-                    f"--slo {part!r}: expected KEY=VALUE with KEY in {', '.join(slo_keys())}")
+                    f"--slo {part!r}: expected KEY=VALUE with KEY <metric>_<statistic>_ms "
+                    f"(metric {metrics}; statistic {'|'.join(STATISTICS)}; e.g. "
+                    f"ttft_p95_ms) or one of {', '.join(LOWER)}")
             try:
                 out[key] = float(value)
             except ValueError:
@@ -59,9 +82,11 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
             _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
                summary["counts"]["missing_turns"] == 0),
         ]
-    for key, (metric, stat) in slo_limits().items():
-        if key in slos:
-            value = summary["latency_ms"][metric][stat]
+    for key in slos:
+        found = latency_slo(key)
+        if found is not None:
+            metric, stat = found
+            value = (summary["latency_ms"].get(metric) or {}).get(stat)
             rows.append(_c(key, value, slos[key], "<=", value is not None and value <= slos[key]))
     if "min_duration_s" in slos:
         value = summary["duration_s"]
@@ -88,10 +113,17 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
     return rows
 
 
+def _limit(slos: dict[str, float], metric: str) -> float | None:
+    """The tightest limit any --slo key sets on ``metric`` (each request or turn must meet
+    it for its session to count as goodput, whichever statistic the key names)."""
+    found = [v for k, v in slos.items() if (latency_slo(k) or ("", ""))[0] == metric]
+    return min(found) if found else None
+
+
 def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any]],
                        slos: dict[str, float]) -> bool:
     """Per-session goodput test: every request and turn within the latency limits."""
-    ttft, tpot, turn = slos.get("ttft_p99_ms"), slos.get("tpot_p99_ms"), slos.get("turn_p90_ms")
+    ttft, tpot, turn = _limit(slos, "ttft"), _limit(slos, "tpot"), _limit(slos, "turn")
     for r in requests:
         if r.get("status") != "ok":
             return False

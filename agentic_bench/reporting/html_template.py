@@ -71,15 +71,20 @@ def figure(fig_id: str, title: str, body: str, note: str = "") -> str:
 
 
 def cell(value: Any) -> str:
-    """Table cell text: numbers compact, None as '-', booleans and strings as they are."""
+    """Table cell text: numbers compact, None as '-', booleans as yes/no, strings as they are,
+    lists and objects as readable text (never a Python repr)."""
     if value is None:
         return "-"
     if isinstance(value, bool):
-        return str(value)
+        return "yes" if value else "no"
     if isinstance(value, float):
         return fmt_num(value)
     if isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {cell(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(cell(v) for v in value) or "-"
     return str(value)
 
 
@@ -119,7 +124,7 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
         for k, v in value.items():
             out += flatten(v, f"{prefix}{k}.")
-        return out or [(prefix.rstrip("."), "{}")]
+        return out or [(prefix.rstrip("."), "-")]
     if isinstance(value, list | tuple):
-        return [(prefix.rstrip("."), ", ".join(str(v) for v in value) or "[]")]
+        return [(prefix.rstrip("."), cell(list(value)))]
     return [(prefix.rstrip("."), value)]

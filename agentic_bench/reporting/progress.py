@@ -57,8 +57,17 @@ class Progress:
             left = elapsed / self.sessions * (self.total - self.sessions)
             eta = f"  ETA {left:,.0f}s"
         warm = f"warm-up {self.warmup}  " if self.warmup else ""
-        return (f"{warm}sessions {self.sessions}{total}  requests {self.requests} ({rate:.1f}/s)  "
-                f"TTFT p50 {p50} ms p99 {p99} ms  errors {self.errors}  {elapsed:,.0f}s{eta}")
+        text = (f"{warm}sessions {self.sessions}{total}  requests {self.requests} "
+                f"({rate:.1f}/s)  TTFT p50 {p50} ms p99 {p99} ms  errors {self.errors}  "
+                f"{elapsed:,.0f}s{eta}")
+        if self.tty:  # one line that never wraps (a wrapped status line leaves a stray copy)
+            import shutil
+
+            width = shutil.get_terminal_size((80, 24)).columns - 1
+            if len(text) > width:
+                text = (f"{warm}s {self.sessions}{total} r {self.requests} ({rate:.1f}/s) "
+                        f"TTFT {p50}/{p99} ms err {self.errors} {elapsed:,.0f}s{eta}")[:width]
+        return text
 
     def start(self) -> None:
         if self.quiet:

@@ -215,12 +215,19 @@ def render_text(summary: dict[str, Any]) -> str:
         *([f"            ({UNCONSTRAINED_NOTE})"]
           if summary["result"] == "VALID" and unconstrained(summary["constraints"]) else []),
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
-        f"Complete  : {summary['complete']} ({summary.get('stop_reason', '-')})",
+        f"Complete  : {'yes' if summary['complete'] else 'no'} "
+        f"({summary.get('stop_reason', '-')})",
+        *([f"Resume    : {summary['resume_command']}"] if summary.get("resume_command") else []),
         f"Duration  : {summary['duration_s']:.2f} s",
         "",
-        f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok   turns {c['turns_ok']}/{c['turns']} "
-        f"(missing {c['missing_turns']})   requests {c['requests_ok']}/{c['requests']} ok",
-        f"Errors    : {c['errors']} " + (str(c["errors_by_type"]) if c["errors_by_type"] else ""),
+        f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok"
+        + (f" of {summary['planned_sessions']} planned"
+           if summary.get("planned_sessions") not in (None, c["sessions"]) else "")
+        + f"   turns {c['turns_ok']}/{c['turns']} (missing {c['missing_turns']})   requests "
+        f"{c['requests_ok']}/{c['requests']} ok",
+        f"Errors    : {c['errors']}" + (" (" + ", ".join(
+            f"{k} {v}" for k, v in c["errors_by_type"].items()) + ")"
+            if c["errors_by_type"] else ""),
         *_load_lines(summary.get("load")),
         *_restart_lines(summary.get("endpoint", {}).get("restarts") or []),
         "",

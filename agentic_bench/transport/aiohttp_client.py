@@ -52,8 +52,10 @@ class AiohttpChatClient:
         self.endpoint = parse_endpoint(base_url)
         self.base_url = self.endpoint.base
         self._url = self.endpoint.url("/chat/completions")
+        credentials = auth_headers(self.endpoint, api_key, api_key_header)
+        self.has_credentials = bool(credentials)
         self._headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
-                         **dict(auth_headers(self.endpoint, api_key, api_key_header))}
+                         **dict(credentials)}
         self._max_connections = max_connections
         self._timeout_s = timeout_s
         self._include_usage = include_usage

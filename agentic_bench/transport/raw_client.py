@@ -67,8 +67,9 @@ class RawChatClient:
         self._host = parts.hostname or "127.0.0.1"
         self._port = parts.port or (443 if self._tls else 80)
         host_header = parts.netloc
-        auth = "".join(f"{name}: {value}\r\n" for name, value in
-                       auth_headers(self.endpoint, api_key, api_key_header))
+        credentials = auth_headers(self.endpoint, api_key, api_key_header)
+        self.has_credentials = bool(credentials)
+        auth = "".join(f"{name}: {value}\r\n" for name, value in credentials)
         self._common = (f"Host: {host_header}\r\nUser-Agent: agentic-bench\r\n"
                         f"Accept-Encoding: identity\r\nConnection: keep-alive\r\n{auth}")
         self._timeout_s = timeout_s

@@ -76,7 +76,7 @@ def test_bad_trace_exits_2_and_sends_nothing(kind: str, sim_factory, cli,
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("case", ["unreachable", "unknown-model", "rejected-key"])
+@pytest.mark.parametrize("case", ["unreachable", "unknown-model", "rejected-key", "no-key"])
 def test_endpoint_problems_exit_2(case: str, sim_factory, trace_factory, cli,
                                   tmp_path: Path) -> None:
     trace = trace_factory(2)
@@ -85,16 +85,29 @@ def test_endpoint_problems_exit_2(case: str, sim_factory, trace_factory, cli,
         url, extra = f"http://127.0.0.1:{unused_port()}/v1", []
     elif case == "unknown-model":
         url, extra = sim_factory().url, ["--model", "gpt-9"]
-    else:
+    elif case == "rejected-key":
         url = sim_factory("--api-key-env", "AB_TEST_KEY", env=env).url
         extra = ["--api-key-env", "WRONG_KEY"]
         env["WRONG_KEY"] = "wrong-key"
+    else:  # #30 item 14: no key at all was "rejected the API key"
+        url = sim_factory("--api-key-env", "AB_TEST_KEY", env=env).url
+        extra = ["--api-key-env", "NO_SUCH_KEY_VARIABLE"]
     res = cli("replay", str(trace), "--endpoint", url, *extra, "--out", str(tmp_path / "o"),
               env=env)
     assert res.returncode == 2, res.stderr
     text = {"unreachable": "cannot reach", "unknown-model": "gpt-9",
-            "rejected-key": "rejected the API key"}[case]
+            "rejected-key": "rejected the credentials",
+            "no-key": "wants credentials (HTTP 401) and none was sent"}[case]
     assert text in res.stderr
+
+
+def test_an_unknown_option_says_which_and_the_nearest(cli) -> None:
+    """#30 item 14: an unknown option printed 22 lines of usage, the error last."""
+    res = cli("replay", "traces/sample.jsonl", "--concurency", "3")
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert lines == ["agentic-bench replay: error: unknown option --concurency (did you mean "
+                     "--concurrency?)", "see `agentic-bench replay --help`"]
 
 
 def test_api_key_never_written(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
@@ -157,9 +170,14 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     proc.communicate(timeout=30)
     first = json.loads((out / "summary.json").read_text())
     assert first["complete"] is False and first["counts"]["sessions"] < 40
+    # #30 item 15: it says how many were planned and how to go on
+    text = (out / "summary.txt").read_text()
+    assert f"of 40 planned" in text
+    assert f"Resume    : agentic-bench replay --resume {out}" in text
     with open(records, "a") as fh:  # a torn last line, as after a power loss
         fh.write('{"type":"step","session_id":"s1#1","sta')
-    res = cli(*common, "--resume", str(out))
+    # the run's own options come from its config.yaml: nothing to type again
+    res = cli("replay", "--resume", str(out), "--quiet")
     assert res.returncode == 0, res.stderr
     s = json.loads((out / "summary.json").read_text())
     assert s["complete"] is True and s["result"] == "VALID"
@@ -272,3 +290,12 @@ def test_an_invalid_run_carries_no_unconstrained_note() -> None:
     assert failed["result"] == "INVALID" and "VALID means only" not in render_text(failed)
     fine = summarize([], RunInfo(benchmark="x", complete=True, duration_s=1.0))
     assert fine["result"] == "VALID" and "VALID means only" in render_text(fine)
+
+
+def test_config_help_reads_as_text(cli) -> None:
+    """#30 item 14: `config --help` showed docstring markup; `config show --help` exited 2."""
+    res = cli("config", "--help")
+    assert res.returncode == 0 and "``" not in res.stdout and ":mod:" not in res.stdout
+    res = cli("config", "show", "--help")
+    assert res.returncode == 0 and "usage: agentic-bench config show" in res.stdout
+    assert cli("config", "show").returncode == 2

@@ -172,3 +172,20 @@ def test_cached_prompt_tokens_fields(usage: dict, timings: dict | None, cached: 
     from agentic_bench.transport.sse import cached_prompt_tokens
 
     assert cached_prompt_tokens(usage, timings) == cached
+
+
+def test_any_declared_metric_at_any_statistic_is_an_slo() -> None:
+    """#30 item 14: the SLO keys were a fixed list (ttft_p95_ms refused)."""
+    assert parse_slos(["ttft_p95_ms=50,request_max_ms=900,turn_p50_ms=10"]) == {
+        "ttft_p95_ms": 50.0, "request_max_ms": 900.0, "turn_p50_ms": 10.0}
+    with pytest.raises(ConfigError, match="statistic"):
+        parse_slos(["ttft_p97_ms=1"])
+    with pytest.raises(ConfigError, match="e.g. ttft_p95_ms"):
+        parse_slos(["speed_p99_ms=1"])
+    recs = [{"type": "step", "kind": "llm", "session_id": "s#0", "status": "ok",
+             "ttft_ms": float(v), "request_ms": 100.0, "t_sent_ns": 0, "t_end_ns": 1}
+            for v in range(1, 101)]
+    summary = summarize(recs, RunInfo(benchmark="x", complete=True, duration_s=1.0,
+                                      slos={"ttft_p95_ms": 90.0}))
+    row = next(r for r in summary["constraints"] if r["name"] == "ttft_p95_ms")
+    assert row["value"] == pytest.approx(95.05) and not row["ok"]
