@@ -172,7 +172,7 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     assert first["complete"] is False and first["counts"]["sessions"] < 40
     # #30 item 15: it says how many were planned and how to go on
     text = (out / "summary.txt").read_text()
-    assert f"of 40 planned" in text
+    assert "of 40 planned" in text
     assert f"Resume    : agentic-bench replay --resume {out}" in text
     with open(records, "a") as fh:  # a torn last line, as after a power loss
         fh.write('{"type":"step","session_id":"s1#1","sta')

@@ -180,7 +180,7 @@ def test_any_declared_metric_at_any_statistic_is_an_slo() -> None:
         "ttft_p95_ms": 50.0, "request_max_ms": 900.0, "turn_p50_ms": 10.0}
     with pytest.raises(ConfigError, match="statistic"):
         parse_slos(["ttft_p97_ms=1"])
-    with pytest.raises(ConfigError, match="e.g. ttft_p95_ms"):
+    with pytest.raises(ConfigError, match=r"e\.g\. ttft_p95_ms"):
         parse_slos(["speed_p99_ms=1"])
     recs = [{"type": "step", "kind": "llm", "session_id": "s#0", "status": "ok",
              "ttft_ms": float(v), "request_ms": 100.0, "t_sent_ns": 0, "t_end_ns": 1}
