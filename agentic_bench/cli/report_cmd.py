@@ -17,6 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "without one they are derived from the records, and the summary says so. "
         "See docs/report.md.")
     p.add_argument("run_dir", type=Path, metavar="DIR", help="a run's output directory (--out)")
+    p.add_argument("--session", metavar="ID",
+                   help="draw this session's waterfall (its session_id, e.g. 'weather-trip#0') "
+                   "instead of the slowest and the median")
     p.set_defaults(func=main)
 
 
@@ -45,7 +48,16 @@ def main(args: argparse.Namespace) -> int:
     write_summary(run.path, run.summary)
     if task is not None and hasattr(task, "write_artifacts"):
         task.write_artifacts(run.path, run.summary, run.records)
-    files, warnings = run_reporters(run.path, run.summary, run.records)
+    shown = run.summary
+    if args.session:
+        from agentic_bench.errors import UsageError
+
+        known = {r.get("session_id") for r in run.records if r.get("type") == "session"}
+        if args.session not in known:
+            raise UsageError(f"--session {args.session!r}: no such session in {run.path} "
+                             f"(e.g. {', '.join(sorted(map(str, known))[:3])})")
+        shown = {**run.summary, "waterfall_session": args.session}
+    files, warnings = run_reporters(run.path, shown, run.records)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     names = ", ".join(p.name for p in files) or "no report"

@@ -2,7 +2,8 @@
 
 Sections (stable ids), in order — the figures first, the configuration last:
 ``section-verdict`` (banner + ``table-constraints``), ``section-summary``, ``section-trees``
-(runs over agent trees only: reporting/trees_html.py), ``section-accuracy``,
+(runs over agent trees only: reporting/trees_html.py), ``section-accuracy`` (runs that scored
+something), ``section-waterfall`` (the slowest and the median session: reporting/waterfall.py),
 ``section-latency`` (CDFs), ``section-requests``, ``section-breakdown``, ``section-load``,
 ``section-errors``, ``section-config``; every plot is a
 ``<figure id="plot-...">`` holding an ``<svg>`` or a visible ``.no-data`` note.
@@ -21,9 +22,11 @@ from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
+from agentic_bench.reporting.waterfall import waterfall_section
 
 Record = dict[str, Any]
-SECTION_IDS = ("section-verdict", "section-summary", "section-accuracy", "section-latency",
+SECTION_IDS = ("section-verdict", "section-summary", "section-accuracy", "section-waterfall",
+               "section-latency",
                "section-requests", "section-breakdown", "section-load", "section-errors",
                "section-config")
 PLOT_IDS = ("plot-ttft-cdf", "plot-itl-cdf", "plot-tpot-cdf", "plot-request-cdf",
@@ -58,6 +61,7 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         accuracy_section(summary.get("accuracy")),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),
+        waterfall_section(records, summary.get("waterfall_session")),
         section("section-requests", "Requests and turns",
                 f'<div class="grid">{rf.ttft_scatter_figure(records)}'
                 f"{rf.per_turn_figure(records)}</div>"),
@@ -182,6 +186,9 @@ def config_section(summary: dict[str, Any]) -> str:
 
 
 def accuracy_section(acc: dict[str, Any] | None) -> str:
+    """The accuracy panel — absent when the run scored nothing (a plain replay)."""
+    if not acc:
+        return ""
     head = ""
     if isinstance(acc, dict):
         scalars = [(k, v) for k, v in acc.items() if not isinstance(v, dict | list)]

@@ -189,6 +189,9 @@ def report_command(*argv: str) -> int:
 def check_page(result: dict[str, Any], accuracy_plots: list[str]) -> None:
     probe = result["probe"]
     for sid in SECTION_IDS:
+        if sid == "section-accuracy" and not accuracy_plots:
+            assert sid not in probe["sections"]  # nothing scored: no empty panel
+            continue
         s = probe["sections"].get(sid)
         assert s and s["h"] > 40 and s["w"] > 400 and s["text"] > 0, (sid, s)
     for pid in (*PLOT_IDS, *accuracy_plots):
@@ -228,9 +231,10 @@ def test_report_renders_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
 
     results = run_browser(browser, tmp_path / "profile",
                           [out / "report.html", acc_dir / "report.html"])
-    check_page(results[0], ["plot-accuracy"])
-    assert results[0]["probe"]["figures"]["plot-accuracy"]["noData"]
+    check_page(results[0], [])
+    assert "plot-accuracy" not in results[0]["probe"]["figures"]
     assert results[0]["probe"]["figures"]["plot-errors"]["svg"]
+    assert results[0]["probe"]["figures"]["plot-waterfall-slowest"]["svg"]
     check_page(results[1], ["plot-accuracy-categories"])
     keep = os.environ.get("REPORT_SCREENSHOT_DIR")
     for name, result in zip(("report", "report-accuracy"), results, strict=True):

@@ -94,8 +94,12 @@ def test_empty_run_shows_no_data_everywhere(synth) -> None:
     summary = synth.make_summary([])
     page = parse(render_report(summary, []))
     for sid in SECTION_IDS:
-        assert sid in page.ids
-    for pid in (*PLOT_IDS, "plot-accuracy"):
+        if sid not in ("section-accuracy", "section-waterfall"):  # no score, no session
+            assert sid in page.ids
+    # #30 item 10: no accuracy panel when nothing was scored (it was an empty box on every
+    # replay)
+    assert "section-accuracy" not in page.ids and "plot-accuracy" not in page.figures
+    for pid in PLOT_IDS:
         fig = page.figures[pid]
         assert fig["svg"] == 0 and fig["no_data"].strip(), pid
 
@@ -204,3 +208,42 @@ def test_summary_text_shows_the_load_settings(synth) -> None:
                            "sessions": None, "duration_s": 60.0, "max_errors": None}
     assert "Scenario  : server, rate 4 sessions/s, concurrency 16, duration 60 s" in \
         render_text(summary)
+
+
+def test_the_waterfall_draws_a_session_with_its_subagents() -> None:
+    """#30 item 11: each LLM call, wait, think time, subagent branch and join of one session
+    on one time axis (the slowest and the median whole session by default)."""
+    from agentic_bench.reporting.waterfall import _bars, pick, waterfall_section
+
+    ms = 1_000_000
+    records = [
+        {"type": "session", "session_id": "t#0", "status": "ok", "latency_ms": 9.0,
+         "t_scheduled_ns": 0, "t_end_ns": 9 * ms},
+        {"type": "session", "session_id": "t#1", "status": "ok", "latency_ms": 2.0,
+         "t_scheduled_ns": 0, "t_end_ns": 2 * ms},
+        {"type": "step", "kind": "llm", "session_id": "t#0", "status": "ok", "turn": 0,
+         "step": 0, "t_sent_ns": 0, "t_first_token_ns": ms, "t_end_ns": 2 * ms,
+         "request_ms": 2.0, "ttft_ms": 1.0, "output_tokens": 5},
+        {"type": "step", "kind": "wait", "session_id": "t#0", "status": "ok", "turn": 0,
+         "step": 1, "t_sent_ns": 2 * ms, "t_end_ns": 3 * ms, "duration_ms": 1.0},
+        {"type": "step", "kind": "llm", "session_id": "t#0", "status": "ok", "turn": 0,
+         "step": 0, "branch": "agent_A", "t_sent_ns": 3 * ms, "t_end_ns": 8 * ms,
+         "request_ms": 5.0, "output_tokens": 9},
+        {"type": "join", "session_id": "t#0", "turn": 0, "conversation": "",
+         "branches": ["agent_A"], "t_start_ns": 4 * ms, "t_end_ns": 8 * ms, "wait_ms": 4.0},
+        {"type": "turn", "session_id": "t#0", "turn": 0, "t_start_ns": 0, "t_end_ns": 8 * ms},
+        {"type": "turn", "session_id": "t#0", "turn": 1, "t_start_ns": 8500000,
+         "t_end_ns": 9 * ms},
+    ]
+    assert pick(records) == [("slowest", "t#0"), ("median", "t#1")]
+    rows, bars = _bars(records, "t#0")
+    assert rows == ["session", "agent_A"]
+    kinds = sorted((b[0], b[3]) for b in bars)
+    assert kinds == [(0, "join"), (0, "llm"), (0, "think"), (0, "ttft"), (0, "wait"),
+                     (1, "llm")]
+    join = next(b for b in bars if b[3] == "join")
+    assert (join[1], join[2]) == (4.0, 8.0) and "agent_A" in join[4]
+    html = waterfall_section(records)
+    assert 'id="plot-waterfall-slowest"' in html and 'id="plot-waterfall-median"' in html
+    assert "waiting for subagents" in html and "<svg" in html
+    assert 'id="plot-waterfall-chosen"' in waterfall_section(records, "t#1")
