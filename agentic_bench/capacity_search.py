@@ -176,7 +176,8 @@ def run_search(workload: Any, config: Any, spec: SearchSpec,
         "points": probed,
     }
     (base / "search.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_sweep_html(base, {**sweep_summary(spec.key, curve), "capacity": capacity})
+    write_sweep_html(base, {**sweep_summary(spec.key, curve), "capacity": capacity,
+                            "criterion": result["criterion"]})
     result["out_dir"] = str(base)
     return result
 

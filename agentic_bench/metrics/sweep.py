@@ -101,5 +101,7 @@ def sweep_summary(key: str, points: list[dict[str, Any]]) -> dict[str, Any]:
     ys = [p["request_p99_ms"] or 0.0 for p in points]
     xs = [p["requests_per_s"] for p in points]
     knee = knee_index(xs, ys)
+    if knee is not None and (points[knee].get("result") == "INVALID" or points[knee].get("short")):
+        knee = None  # a point whose run is INVALID (or fell short) is no knee to read off
     return {"schema": "agentic-bench/sweep", "version": 1, "key": key, "points": points,
             "knee": None if knee is None else {"index": knee, key: points[knee][key]}}

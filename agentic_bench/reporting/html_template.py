@@ -70,11 +70,21 @@ def figure(fig_id: str, title: str, body: str, note: str = "") -> str:
             f"{body}{tail}</figure>")
 
 
+class Raw(str):
+    """Markup built here from escaped parts (a link, say): tables put it in as it is."""
+
+
+def _td(value: Any) -> str:
+    return value if isinstance(value, Raw) else esc(cell(value))
+
+
 def cell(value: Any) -> str:
     """Table cell text: numbers compact, None as '-', booleans as yes/no, strings as they are,
     lists and objects as readable text (never a Python repr)."""
     if value is None:
         return "-"
+    if isinstance(value, Raw):
+        return value
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -102,7 +112,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], table_id: str =
     body = []
     for k, r in enumerate(rows):
         cls = f' class="{row_classes[k]}"' if row_classes and row_classes[k] else ""
-        tds = "".join(f'<td{" class=num" if numeric[i] else ""}>{esc(cell(v))}</td>'
+        tds = "".join(f'<td{" class=num" if numeric[i] else ""}>{_td(v)}</td>'
                       for i, v in enumerate(r))
         body.append(f"<tr{cls}>{tds}</tr>")
     return f"<table{tid}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

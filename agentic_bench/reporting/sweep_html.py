@@ -10,6 +10,25 @@ from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
 
 
+def _headline(sweep: dict[str, Any]) -> str:
+    """One sentence a reader takes away: the capacity a search found, or the sweep's knee."""
+    key, knee = sweep["key"], sweep.get("knee")
+    unit = "streams" if key == "concurrency" else "sessions/s"
+    if "capacity" in sweep:
+        criterion = sweep.get("criterion") or {}
+        slos = ", ".join(f"{k.removesuffix('_ms').replace('_', ' ')} <= {v:g} ms"
+                         for k, v in (criterion.get("slos") or {}).items() if k.endswith("_ms"))
+        fraction = criterion.get("goodput_fraction")
+        need = f", goodput >= {fraction:.0%}" if fraction is not None else ""
+        cap = sweep.get("capacity")
+        if cap is None:
+            return f"No load in the range met {slos or 'the SLOs'}{need}."
+        return f"Capacity {cap:g} {unit} at {slos or 'the SLOs'}{need}."
+    if knee:
+        return f"Latency starts to climb faster than throughput at {key} {knee[key]:g}."
+    return "No clear knee: latency and throughput grow together over this range."
+
+
 def render_sweep(sweep: dict[str, Any]) -> str:
     key, points = sweep["key"], sweep["points"]
     knee = sweep.get("knee")
@@ -33,7 +52,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                           label="goodput", x_label=key, y_label="sessions/s", markers=True)
     else:
         curve = good = no_data()
-    rows = [[p[key], p["result"], p["requests_per_s"], p["output_tokens_per_s"],
+    rows = [[_link(p), p["result"], p["requests_per_s"], p["output_tokens_per_s"],
              p["goodput_sessions_per_s"], p["ttft_p50_ms"], p["ttft_p99_ms"],
              p["request_p99_ms"], p["errors"], p.get("in_flight_max"),
              " ".join(filter(None, ("knee" if knee and i == knee["index"] else "",
@@ -48,8 +67,42 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                     figure("plot-sweep-goodput", f"goodput against {key}", good)) +
             section("sweep-table", "Points", table(
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
-                 "request p99", "errors", "max in flight", ""], rows)))
-    return page("agentic-bench sweep", f"<h1>Sweep over {key}</h1>{body}")
+                 "request p99", "errors", "max in flight", ""], rows, right=[0])))
+    title = (f"Capacity search over {key}" if "capacity" in sweep else f"Sweep over {key}")
+    fraction = [p for p in points if p.get("goodput_fraction") is not None]
+    if fraction:
+        criterion = (sweep.get("criterion") or {}).get("goodput_fraction")
+        series = [Series("goodput fraction", [(p[key], p["goodput_fraction"])
+                                              for p in sorted(fraction, key=lambda p: p[key])])]
+        if criterion is not None:
+            lo, hi = min(p[key] for p in fraction), max(p[key] for p in fraction)
+            series.append(Series(f"needed ({criterion:g})", [(lo, criterion), (hi, criterion)]))
+        body = section("sweep-fraction", "Goodput fraction by load", figure(
+            "plot-search-fraction", "sessions meeting every SLO / sessions, per load probed",
+            line_chart(series, label="goodput fraction", x_label=key, y_label="fraction",
+                       markers=True))) + body
+    head = f'<p class="headline" id="sweep-headline"><b>{_esc(_headline(sweep))}</b></p>'
+    return page(f"agentic-bench {title.lower()}", f"<h1>{_esc(title)}</h1>{head}{body}")
+
+
+def _esc(text: str) -> str:
+    from agentic_bench.reporting.svg_axes import esc
+
+    return esc(text)
+
+
+def _link(point: dict[str, Any]) -> Any:
+    """The point's value, linking to its own report (the run folder beside sweep.html)."""
+    from agentic_bench.reporting.html_template import Raw
+
+    out = point.get("out_dir")
+    value = point.get("concurrency", point.get("rate"))
+    if not out:
+        return value
+    from pathlib import Path
+
+    href = f"{Path(str(out)).name}/report.html"
+    return Raw(f'<a href="{_esc(href)}">{_esc(format(value, "g"))}</a>')
 
 
 def _agentx_view(key: str, points: list[dict[str, Any]]) -> str:

@@ -36,3 +36,37 @@ def test_the_knee_is_drawn_and_named_in_the_page() -> None:
     assert "knee (rate 2)" in html and "knee at rate = 2" in html
     flat = sweep_summary("rate", [_point(1, 1.0, 10), _point(2, 2.0, 20), _point(3, 3.0, 30)])
     assert flat["knee"] is None and "no clear knee" in render_sweep(flat)
+
+
+def test_an_invalid_point_is_no_knee_to_read_off() -> None:
+    points = [_point(1, 1.0, 10), _point(2, 2.0, 11), _point(4, 2.2, 90)]
+    points[1]["result"] = "INVALID"
+    assert sweep_summary("rate", points)["knee"] is None
+    points[1]["result"], points[1]["short"] = "VALID", "reached 40% of the asked rate"
+    assert sweep_summary("rate", points)["knee"] is None
+
+
+def test_the_page_says_its_finding_first_and_links_each_point_to_its_report() -> None:
+    points = [_point(1, 1.0, 10), _point(2, 2.0, 11), _point(4, 2.2, 90)]
+    points[0]["out_dir"] = "/runs/sw/rate-1"
+    html = render_sweep(sweep_summary("rate", points))
+    assert "<h1>Sweep over rate</h1>" in html
+    assert ('id="sweep-headline"><b>Latency starts to climb faster than throughput at rate 2.'
+            in html)
+    assert '<a href="rate-1/report.html">1</a>' in html  # a link, not escaped markup
+    assert "&lt;a href" not in html
+
+
+def test_a_search_page_names_the_capacity_and_its_criterion() -> None:
+    points = [{**_point(c, float(c), 10.0 * c), "goodput_fraction": f}
+              for c, f in ((1, 1.0), (2, 0.97), (4, 0.5))]
+    for p in points:
+        p["concurrency"] = p.pop("rate")
+    sweep = {**sweep_summary("concurrency", points), "capacity": 2,
+             "criterion": {"goodput_fraction": 0.95, "slos": {"ttft_p99_ms": 50.0}}}
+    html = render_sweep(sweep)
+    assert "<h1>Capacity search over concurrency</h1>" in html
+    assert "Capacity 2 streams at ttft p99 &lt;= 50 ms, goodput &gt;= 95%." in html
+    assert 'id="plot-search-fraction"' in html and "needed (0.95)" in html
+    none = render_sweep({**sweep, "capacity": None})
+    assert "No load in the range met ttft p99 &lt;= 50 ms, goodput &gt;= 95%." in none
