@@ -48,7 +48,7 @@ def run_sweep(workload: Workload, config: RunConfig, key: str, values: list[floa
             short = f"; SHORT: {p['short']}" if p.get("short") else ""
             print(f"{key}={value:g}: {p['requests_per_s']:.2f} req/s, TTFT p99 {shown} ms, "
                   f"goodput {p['goodput_sessions_per_s']:.3f}/s, {p['result']}{short}")
-    sweep = sweep_summary(key, points)
+    sweep = {**sweep_summary(key, points), "slos": {**workload.default_slos, **config.slos}}
     Path(base / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
     write_sweep_html(base, sweep)
     sweep["out_dir"] = str(base)

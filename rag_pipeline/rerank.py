@@ -157,6 +157,9 @@ class CrossEncoderReranker:
             import os
 
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from rag_pipeline.embedders.quiet_loading import silence_loading_bars
+
+            silence_loading_bars()
             from sentence_transformers import CrossEncoder
 
             self._model = CrossEncoder(

@@ -99,6 +99,10 @@ def run_config(args: Any, command: str | None = None) -> Any:
         session_user=args.session_user,
         parent_session_headers=tuple(getattr(args, "parent_session_header", ())),
         synthesis=synthesis_options(args))
+    if args.ray_address:
+        from agentic_bench.load.ray_executor import check_ray_address
+
+        check_ray_address(args.ray_address)
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      api_key_header=args.api_key_header,
                      load=load, options=options, slos=parse_slos(args.slo),

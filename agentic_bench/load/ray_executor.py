@@ -10,11 +10,49 @@ machine; the start barrier is wall-clock time, and each shard reports its start 
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.load.shard_worker import ShardSpec
+
+
+def _shown(address: str) -> str:
+    """The address without any ``user:password@`` part, for messages."""
+    scheme, sep, rest = address.rpartition("://")
+    return f"{scheme}{sep}{rest.rpartition('@')[2]}"
+
+
+def check_ray_address(address: str, timeout_s: float = 5.0) -> None:
+    """Refuse, before anything is sent, an address that is malformed or where nothing listens:
+    ``local`` (a Ray started here) and ``auto`` (the cluster this machine belongs to) pass."""
+    if address in ("local", "auto"):
+        return
+    shown = _shown(address)
+    hostport = shown.rpartition("://")[2].split("/")[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--ray-address {shown}: expected HOST:PORT, ray://HOST:PORT, "
+                          "'auto' or 'local'")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConfigError(f"--ray-address {shown}: no Ray head answers there "
+                          f"({exc.strerror or exc}); start one with `ray start --head` on that "
+                          "machine, or use --ray-address local") from None
+
+
+def _connect(ray: Any, address: str) -> None:
+    check_ray_address(address)
+    try:
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 ignore_reinit_error=True, log_to_driver=False)
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, TimeoutError, ...
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ConfigError(f"--ray-address {_shown(address)}: could not join the Ray cluster: "
+                          f"{first[:300]} (a head that advertises an address this machine "
+                          "cannot reach fails this way: see `ray status` on the head)") from None
 
 
 def _actor_class() -> Any:
@@ -53,8 +91,7 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
         raise ConfigError("--ray-address needs Ray: pip install 'agentic-bench[distributed]'"
                           ) from None
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 ignore_reinit_error=True, log_to_driver=False)
+        _connect(ray, address)
     actor_cls = _actor_class()
     options: dict[str, Any] = {"max_concurrency": 4}
     if per_node:

@@ -87,6 +87,16 @@ class FigureDecl:
     better: str  # "lower", "higher" or "" (no direction: the verdict)
     description: str
     report: str = ""  # its row in the report's rates table ("": shown elsewhere there)
+    percent: bool = False  # a fraction in summary.json, shown as a percentage everywhere
+
+
+def shown_figure(decl: FigureDecl, value: Any) -> Any:
+    """The figure as people read it: a fraction (0..1) as "57.1%" in every output; other values
+    as they are."""
+    if decl.percent and isinstance(value, int | float) and not isinstance(value, bool) \
+            and 0.0 <= value <= 1.0:
+        return f"{value * 100:.1f}%"
+    return value
 
 
 FIGURES: tuple[FigureDecl, ...] = (
@@ -102,14 +112,16 @@ FIGURES: tuple[FigureDecl, ...] = (
     FigureDecl("interactivity", ("interactivity", "e2e_avg_interactivity"), "tok/s", "higher",
                "MLCommons endpoints' e2e_avg_interactivity",
                "interactivity, e2e avg (tok/s per user)"),
-    FigureDecl("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "", "higher",
-               "cached / prompt tokens, as the server reports them", "prefix-cache hit rate"),
+    FigureDecl("prefix-cache hit rate", ("prefix_cache", "hit_rate"), "%", "higher",
+               "cached / prompt tokens, as the server reports them", "prefix-cache hit rate",
+               percent=True),
     FigureDecl("errors", ("counts", "errors"), "", "lower", "failed requests and stages"),
-    FigureDecl("accuracy", ("accuracy", "headline"), "", "higher",
-               "the benchmark's headline accuracy"),
+    FigureDecl("accuracy", ("accuracy", "headline"), "%", "higher",
+               "the benchmark's headline accuracy (a fraction in summary.json)", percent=True),
     FigureDecl("result", ("result",), "", "", "VALID or INVALID"),
 )
 BY_NAME = {decl.name: decl for decl in LATENCY}
+FIGURE_BY_LABEL = {decl.label: decl for decl in FIGURES}
 
 
 def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
@@ -189,7 +201,8 @@ START, END = "<!-- metrics-table:start -->", "<!-- metrics-table:end -->"
 def figures_table() -> str:
     """The run-level figures `compare` shows (the second generated table of docs/metrics.md)."""
     rows = ["| figure | summary.json path | unit | better | meaning |", "|---|---|---|---|---|"]
-    rows += [f"| {f.label} | `{'.'.join(f.path)}` | {f.unit or '-'} | {f.better or '-'} | "
+    rows += [f"| {f.label} | `{'.'.join(f.path)}` | "
+             f"{'fraction, shown as %' if f.percent else f.unit or '-'} | {f.better or '-'} | "
              f"{f.description} |" for f in FIGURES]
     return "\n".join(rows)
 

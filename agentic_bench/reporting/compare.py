@@ -26,6 +26,7 @@ class Metric:
     path: tuple[str, ...]
     unit: str = ""
     better: str = ""  # "lower", "higher" or "" (no direction, e.g. the result)
+    percent: bool = False  # a fraction shown as a percentage (the unit column says %)
 
 
 def metrics() -> tuple[Metric, ...]:
@@ -33,7 +34,7 @@ def metrics() -> tuple[Metric, ...]:
     a metric declared since is there too)."""
     return (*(Metric(f"{d.label} {stat}", ("latency_ms", d.name, stat), d.unit, d.better)
               for d in latency_metrics() for stat in d.compare),
-            *(Metric(f.label, f.path, f.unit, f.better) for f in FIGURES))
+            *(Metric(f.label, f.path, f.unit, f.better, f.percent) for f in FIGURES))
 CDF_METRICS = (("ttft", "TTFT"), ("tpot", "TPOT"), ("turn", "turn latency"))
 
 
@@ -69,8 +70,11 @@ def run_names(paths: Sequence[Path]) -> list[str]:
     return [str(p) for p in paths]
 
 
-def fmt_value(value: Any) -> str:
-    """Fixed decimals by magnitude, so a column of one metric lines up."""
+def fmt_value(value: Any, percent: bool = False) -> str:
+    """Fixed decimals by magnitude, so a column of one metric lines up; a fraction declared as
+    a percentage (hit rate, accuracy) as its percentage, one decimal."""
+    if percent and rd.is_number(value) and 0.0 <= value <= 1.0:
+        return f"{value * 100:.1f}"
     if value is None:
         return "-"
     if isinstance(value, bool) or not rd.is_number(value):
@@ -82,8 +86,8 @@ def fmt_value(value: Any) -> str:
             else f"{value:.2f}" if a >= 1 or a == 0 else f"{value:.3f}")
 
 
-def _cell(value: Any, r: float | None, first: bool) -> str:
-    text = fmt_value(value)
+def _cell(value: Any, r: float | None, first: bool, percent: bool = False) -> str:
+    text = fmt_value(value, percent)
     if first or r is None:
         return text
     return f"{text} ({r:.2f}x)"
@@ -93,7 +97,8 @@ def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]
     rows = compare_rows(summaries)
     header = ["metric", "unit", *names]
     body = [[row.metric.label, row.metric.unit,
-             *(_cell(v, row.ratios[i], i == 0) for i, v in enumerate(row.values))]
+             *(_cell(v, row.ratios[i], i == 0, row.metric.percent)
+               for i, v in enumerate(row.values))]
             for row in rows]
     widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(str(cell).ljust(widths[i]) if i < 2 else str(cell).rjust(widths[i])
@@ -186,7 +191,7 @@ def render_compare_html(runs: Sequence[CompareRun]) -> str:
     for row in rows:
         cells: list[Any] = [row.metric.label, row.metric.unit]
         for i, v in enumerate(row.values):
-            cells.append(fmt_value(v))
+            cells.append(fmt_value(v, row.metric.percent))
             if i:
                 cells.append("-" if row.ratios[i] is None else f"{row.ratios[i]:.2f}x")
         body.append(cells)

@@ -1,12 +1,16 @@
-"""``report.html``: one self-contained page per run (inline CSS and SVG; no scripts, no network).
+"""``report.html``: one self-contained page per run (inline CSS, SVG and the vendored uPlot for
+the interactive charts: reporting/interactive.py; no network).
 
 Sections (stable ids), in order — the figures first, the configuration last:
-``section-verdict`` (banner + ``table-constraints``), ``section-summary``, ``section-trees``
+``section-verdict`` (banner + ``table-constraints``), ``section-cards`` (headline figures),
+``section-summary``, ``section-trees``
 (runs over agent trees only: reporting/trees_html.py), ``section-accuracy`` (runs that scored
 something), ``section-waterfall`` (the slowest and the median session: reporting/waterfall.py),
-``section-latency`` (CDFs), ``section-requests``, ``section-breakdown``, ``section-load``,
+``section-latency`` (CDFs), ``section-time`` (latency over time, interactive),
+``section-histograms`` (interactive), ``section-requests``, ``section-breakdown``, ``section-load``,
 ``section-errors``, ``section-config``; every plot is a
-``<figure id="plot-...">`` holding an ``<svg>`` or a visible ``.no-data`` note.
+``<figure id="plot-...">`` holding an ``<svg>``, an interactive chart (``figure.interactive``)
+or a visible ``.no-data`` note.
 """
 
 from __future__ import annotations
@@ -16,23 +20,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.metrics.declarations import FIGURES, figure_value
+from agentic_bench.metrics.declarations import (
+    FIGURE_BY_LABEL,
+    FIGURES,
+    figure_value,
+    shown_figure,
+)
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
+from agentic_bench.reporting import time_figures as tf
 from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
 from agentic_bench.reporting.waterfall import waterfall_section
 
 Record = dict[str, Any]
-SECTION_IDS = ("section-verdict", "section-summary", "section-accuracy", "section-waterfall",
-               "section-latency",
+SECTION_IDS = ("section-verdict", "section-cards", "section-summary", "section-accuracy",
+               "section-waterfall", "section-latency", "section-time", "section-histograms",
                "section-requests", "section-breakdown", "section-load", "section-errors",
                "section-config")
 PLOT_IDS = ("plot-ttft-cdf", "plot-itl-cdf", "plot-tpot-cdf", "plot-request-cdf",
             "plot-turn-cdf", "plot-session-cdf", "plot-ttft-vs-input", "plot-turn-by-index",
             "plot-stage-breakdown", "plot-kind-breakdown", "plot-throughput", "plot-inflight",
-            "plot-errors")  # plus plot-accuracy (no data) or one plot-accuracy-<group> per group
+            "plot-errors", "plot-time-ttft", "plot-time-itl", "plot-time-request",
+            "plot-hist-ttft", "plot-hist-itl", "plot-hist-request")
+# plus plot-accuracy (no data) or one plot-accuracy-<group> per group
 STAT_COLS = ("count", "mean", "min", "p50", "p90", "p95", "p99", "max")
 
 
@@ -52,16 +64,23 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
     endpoint = summary.get("endpoint") or {}
     sub = " · ".join(str(x) for x in (
         summary.get("started_at"), endpoint.get("url"), endpoint.get("model"),
-        f"{fmt_num(summary.get('duration_s'))} s") if x)
+        load_label(summary), f"{fmt_num(summary.get('duration_s'))} s") if x)
     body = [
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
         verdict_section(summary),
+        cards_section(summary),
         summary_section(summary),
         trees_section(summary, records),
         accuracy_section(summary.get("accuracy")),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),
         waterfall_section(records, summary.get("waterfall_session")),
+        section("section-time", "Latency over time",
+                '<p class="note">Hover for values (the legend reads out each series at the '
+                "cursor), drag to zoom, double-click to reset, click a legend entry to hide "
+                f"it.</p>{tf.over_time_figures(records)}"),
+        section("section-histograms", "Latency histograms",
+                f'<div class="grid">{tf.histogram_figures(records)}</div>'),
         section("section-requests", "Requests and turns",
                 f'<div class="grid">{rf.ttft_scatter_figure(records)}'
                 f"{rf.per_turn_figure(records)}</div>"),
@@ -77,6 +96,46 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         config_section(summary),
     ]
     return page(f"agentic-bench {bench}: {summary.get('result', '?')}", "".join(body))
+
+
+def load_label(summary: dict[str, Any]) -> str:
+    """The load the run was asked for, named (a sweep point's report says which point it is)."""
+    load = summary.get("scenario") or {}
+    if not isinstance(load, dict) or not load.get("scenario"):
+        return ""
+    parts = [str(load["scenario"])]
+    if load.get("concurrency"):
+        parts.append(f"concurrency {load['concurrency']}")
+    if load.get("rate"):
+        parts.append(f"rate {fmt_num(load['rate'])}/s")
+    return " ".join(parts)
+
+
+def cards_section(summary: dict[str, Any]) -> str:
+    """The figures people look for first, as cards above the plots."""
+    lat = summary.get("latency_ms") or {}
+    thr = summary.get("throughput") or {}
+    counts = summary.get("counts") or {}
+
+    def stat(metric: str, key: str) -> Any:
+        return (lat.get(metric) or {}).get(key)
+
+    requests = counts.get("requests") or 0
+    errors = counts.get("errors") or 0
+    cards = [("requests/s", thr.get("requests_per_s"), ""),
+             ("output tokens/s", thr.get("output_tokens_per_s"), ""),
+             ("TTFT p50", stat("ttft", "p50"), "ms"), ("TTFT p99", stat("ttft", "p99"), "ms"),
+             ("ITL p50", stat("itl", "p50"), "ms"), ("TPOT p50", stat("tpot", "p50"), "ms"),
+             ("request p99", stat("request", "p99"), "ms"),
+             ("goodput", (summary.get("goodput") or {}).get("sessions_per_s"), "sessions/s"),
+             ("errors", f"{errors:,} of {requests:,}", "")]
+    html = "".join(
+        f'<div class="card{" bad" if label == "errors" and errors else ""}">'
+        f'<div class="label">{esc(label)}</div><div class="figure">'
+        f'{esc(fmt_num(v) if isinstance(v, int | float) else v if v is not None else "-")}'
+        f'<span class="unit">{esc(unit)}</span></div></div>'
+        for label, v, unit in cards if v is not None)
+    return f'<section class="cards" id="section-cards">{html}</section>'
 
 
 def _exact(value: Any) -> Any:
@@ -117,7 +176,8 @@ def summary_section(summary: dict[str, Any]) -> str:
         ("output tokens", c.get("output_tokens")),
     ], "table-counts")
     rates = kv_table([  # the run-level figures metrics/declarations.py gives a report row
-        *((f.report, figure_value(summary, f.path)) for f in FIGURES if f.report),
+        *((f.report, shown_figure(f, figure_value(summary, f.path))) for f in FIGURES
+          if f.report),
         ("interactivity, failed requests excluded",
          (summary.get("interactivity") or {}).get("e2e_avg_interactivity_ok")),
         ("duration (s)", summary.get("duration_s")),
@@ -192,7 +252,9 @@ def accuracy_section(acc: dict[str, Any] | None) -> str:
     head = ""
     if isinstance(acc, dict):
         scalars = [(k, v) for k, v in acc.items() if not isinstance(v, dict | list)]
-        head = (f'<p id="accuracy-headline"><b>{esc(fmt_num(acc.get("headline")))}</b> '
+        shown = shown_figure(FIGURE_BY_LABEL["accuracy"], acc.get("headline"))
+        text = shown if isinstance(shown, str) else fmt_num(shown)
+        head = (f'<p id="accuracy-headline"><b>{esc(text)}</b> '
                 f"{esc(acc.get('metric', ''))}</p>"
                 + kv_table([(k, v) for k, v in scalars if k not in ("headline", "metric")],
                            "table-accuracy"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_bench.reporting.interactive import page_assets
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 
 CSS = """
@@ -23,6 +24,7 @@ section { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; paddi
 figure { margin: 0; border: 1px solid #eceef1; border-radius: 6px; padding: 8px 10px; }
 figcaption { font-weight: 600; margin-bottom: 4px; }
 figure svg { width: 100%; max-width: 720px; height: auto; display: block; }
+section.wide figure svg { max-width: 100%; }
 svg text { fill: #333; font-family: inherit; }
 svg .axis, svg .tick { stroke: #444; stroke-width: 1; }
 svg .grid { stroke: #e6e8eb; stroke-width: 1; }
@@ -48,6 +50,14 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.fail td { background: #fdecea; }
 .ok { color: #2e7d32; font-weight: 600; }
 .fail { color: #c62828; font-weight: 600; }
+section.cards { display: flex; flex-wrap: wrap; gap: 10px; background: none; border: 0;
+                padding: 0; }
+.card { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; padding: 8px 14px;
+        min-width: 120px; }
+.card .label { color: #555; font-size: 12px; }
+.card .figure { font-size: 20px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.card .unit { color: #555; font-size: 12px; margin-left: 3px; }
+.card.bad .figure { color: #c62828; }
 code { font-size: 12px; background: #f1f3f5; padding: 1px 4px; border-radius: 3px; }
 """
 
@@ -56,7 +66,7 @@ def page(title: str, body: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head>"
-            f"<body><main>{body}</main></body></html>\n")
+            f"<body><main>{body}</main>{page_assets(body)}</body></html>\n")
 
 
 def section(sec_id: str, title: str, body: str, css: str = "") -> str:

@@ -26,6 +26,8 @@ class Progress:
         self.requests = 0
         self.errors = 0
         self.warmup = 0  # a lane run's warm-up requests (not counted as requests)
+        self.phase = ""  # the phase of the latest record, where a benchmark has phases
+        self.phase_sessions: dict[str, int] = {}
         self.ttft: deque[float] = deque(maxlen=500)
         self.t_start = perf_counter()
         self._task: asyncio.Task[None] | None = None
@@ -34,6 +36,11 @@ class Progress:
 
     def on_record(self, rec: dict[str, Any]) -> None:
         rtype = rec.get("type")
+        phase = rec.get("phase")
+        if isinstance(phase, str) and phase:
+            self.phase = phase
+            if rtype == "session":
+                self.phase_sessions[phase] = self.phase_sessions.get(phase, 0) + 1
         if rec.get("warmup"):
             self.warmup += rtype == "step"
         elif rtype == "session":
@@ -57,6 +64,9 @@ class Progress:
             left = elapsed / self.sessions * (self.total - self.sessions)
             eta = f"  ETA {left:,.0f}s"
         warm = f"warm-up {self.warmup}  " if self.warmup else ""
+        if self.phase:  # agentic-edge: which phase runs now, sessions done in each
+            done = ", ".join(f"{k} {v}" for k, v in self.phase_sessions.items())
+            warm = f"[{self.phase}{': ' + done if done else ''}]  " + warm
         text = (f"{warm}sessions {self.sessions}{total}  requests {self.requests} "
                 f"({rate:.1f}/s)  TTFT p50 {p50} ms p99 {p99} ms  errors {self.errors}  "
                 f"{elapsed:,.0f}s{eta}")

@@ -207,28 +207,96 @@ def inflight_series(records: Sequence[Record], bins: int = INFLIGHT_BINS) -> lis
     return out
 
 
+VALUE_KEYS = ("accuracy", "score", "value", "headline", "f1", "exact_match")
+SPREAD_KEYS = frozenset(("count", "mean", "min", "max", "p50", "p90", "p95", "p99"))
+PRF_KEYS = frozenset(("precision", "recall", "f1"))
+
+
 def accuracy_groups(acc: dict[str, Any] | None) -> list[tuple[str, list[tuple[str, float]]]]:
     """Every nested ``{name: number | {..fields..}}`` dict inside the accuracy block, as
     (dotted path, [(name, value)]). A dict entry contributes its ``accuracy`` (else ``score``,
-    ``value`` or ``headline``; else its first number); entries without a value are left out."""
+    ``value``, ``headline``, ``f1`` or ``exact_match``: :func:`group_metric` names which);
+    entries without one are left out (a question count is no accuracy). Distributions
+    (count/mean/p50… dicts: :func:`accuracy_spreads`) and precision/recall/F1 groups
+    (:func:`prf_groups`) are not groups of one value: they are shown their own way."""
     out: list[tuple[str, list[tuple[str, float]]]] = []
+    for path, child in _walk_groups(acc):
+        if _is_spread(child) or _is_prf_group(child):
+            continue
+        rows = [(str(k), v) for k, e in child.items() if (v := _entry_value(e)) is not None]
+        if rows:
+            out.append((path, rows))
+    return out
+
+
+def group_metric(acc: dict[str, Any] | None, path: str) -> str:
+    """Which field :func:`accuracy_groups` drew for ``path`` ("value" for plain numbers)."""
+    node: Any = acc
+    for key in path.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    for entry in (node or {}).values() if isinstance(node, dict) else ():
+        if isinstance(entry, dict):
+            return next((k for k in VALUE_KEYS if is_number(entry.get(k))), "value")
+    return "value"
+
+
+PrfRows = list[tuple[str, list[float | None]]]
+
+
+def prf_groups(acc: dict[str, Any] | None) -> list[tuple[str, PrfRows]]:
+    """Groups whose entries are precision/recall/F1 (retrieval at k): (path, [(name, [p, r,
+    f1])])."""
+    return [(path, [(str(k), [e.get(m) for m in ("precision", "recall", "f1")])
+                    for k, e in child.items()])
+            for path, child in _walk_groups(acc) if _is_prf_group(child)]
+
+
+def accuracy_spreads(acc: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """Distributions in the accuracy block (LLM calls per question, …): (path, stats)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(path: str, node: dict[str, Any]) -> None:
+        for key, child in node.items():
+            if isinstance(child, dict) and child:
+                if _is_spread(child):
+                    out.append((f"{path}{key}", child))
+                else:
+                    walk(f"{path}{key}.", child)
+
+    if isinstance(acc, dict):
+        walk("", acc)
+    return out
+
+
+def _walk_groups(acc: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
 
     def walk(path: str, node: dict[str, Any]) -> None:
         for key, child in node.items():
             if not isinstance(child, dict) or not child:
                 continue
             entries = list(child.values())
-            if (all(isinstance(e, dict) for e in entries)
+            if _is_spread(child) or (
+                    all(isinstance(e, dict) for e in entries)
                     or all(is_number(e) or e is None for e in entries)):
-                rows = [(str(k), v) for k, e in child.items() if (v := _entry_value(e)) is not None]
-                if rows:
-                    out.append((f"{path}{key}", rows))
+                if _is_spread(child) or _is_prf_group(child) or any(
+                        _entry_value(e) is not None for e in entries):
+                    found.append((f"{path}{key}", child))
                     continue
             walk(f"{path}{key}.", child)
 
     if isinstance(acc, dict):
         walk("", acc)
-    return out
+    return found
+
+
+def _is_spread(node: dict[str, Any]) -> bool:
+    return "count" in node and set(node) <= SPREAD_KEYS
+
+
+def _is_prf_group(node: dict[str, Any]) -> bool:
+    return all(isinstance(e, dict) and e and set(e) <= PRF_KEYS and len(e) > 1
+               for e in node.values())
 
 
 def _entry_value(entry: Any) -> float | None:
@@ -236,11 +304,10 @@ def _entry_value(entry: Any) -> float | None:
         return float(entry)
     if not isinstance(entry, dict):
         return None
-    for key in ("accuracy", "score", "value", "headline"):
+    for key in VALUE_KEYS:
         if key in entry:
             return float(entry[key]) if is_number(entry[key]) else None
-    nums = [v for v in entry.values() if is_number(v)]
-    return float(nums[0]) if nums else None
+    return None
 
 
 def is_number(v: Any) -> bool:

@@ -81,6 +81,10 @@ def per_turn_figure(records: Sequence[Record]) -> str:
     return figure("plot-turn-by-index", title, svg, note + (" …" if len(rows) > 30 else ""))
 
 
+def _pct(value: Any) -> str:
+    return f"{value * 100:.1f}%" if rd.is_number(value) else "-"
+
+
 def prefix_cache_figure(summary: dict[str, Any]) -> str:
     """Server-reported prefix-cache hit rate by the request's position in its session, with
     the trace's reuse ceiling as a dashed line when known."""
@@ -100,8 +104,8 @@ def prefix_cache_figure(summary: dict[str, Any]) -> str:
                      y_label="cached / prompt tokens", y_range=(0.0, 1.0), percent_y=True,
                      x_from_zero=True, markers=True,
                      hlines=[ceiling] if ceiling is not None else [])
-    note = (f"run hit rate {fmt_num(block.get('hit_rate'))}; "
-            + (f"dashed: the trace's reuse ceiling {fmt_num(ceiling)} (characters)"
+    note = (f"run hit rate {_pct(block.get('hit_rate'))}; "
+            + (f"dashed: the trace's reuse ceiling {_pct(ceiling)} (characters)"
                if ceiling is not None else "no ceiling (not a trace replay)"))
     return figure("plot-prefix-cache", title, svg, note)
 
@@ -177,20 +181,41 @@ def inline_iou_figure(acc: dict[str, Any] | None) -> str:
     return figure("plot-inline-iou", title, svg + note)
 
 
+METRIC_NAMES = {"accuracy": "accuracy", "score": "score", "value": "value",
+                "headline": "headline", "f1": "F1", "exact_match": "exact match"}
+
+
 def accuracy_figures(acc: dict[str, Any] | None) -> str:
-    groups = rd.accuracy_groups(acc)
-    if not groups:
+    groups, prf = rd.accuracy_groups(acc), rd.prf_groups(acc)
+    spreads = rd.accuracy_spreads(acc)
+    if not groups and not prf and not spreads:
         msg = ("no data: this run has no accuracy scoring" if not acc
                else "no per-category or per-subset breakdown in this run's accuracy")
         return figure("plot-accuracy", "Accuracy breakdown", no_data(msg))
     out = [inline_iou_figure(acc)]
     for path, rows in groups:
         percent = all(0.0 <= v <= 1.0 for _, v in rows)
-        title = f"Accuracy by {path.replace('.', ' / ')}"
-        svg = hbar_chart([r[0] for r in rows], [Bars("accuracy", [r[1] for r in rows])],
-                         label=title, x_label="accuracy" if percent else "value",
-                         percent=percent)
+        metric = METRIC_NAMES[rd.group_metric(acc, path)]
+        title = f"{path.replace('.', ' / ').replace('_', ' ')}: {metric}"
+        svg = hbar_chart([r[0] for r in rows], [Bars(metric, [r[1] for r in rows])],
+                         label=title, x_label=metric if percent or metric != "value"
+                         else "value", percent=percent)
         out.append(figure(f"plot-accuracy-{_slug(path)}", title, svg + _group_table(acc, path)))
+    for path, prf_rows in prf:  # retrieval at k: three labelled bars per row
+        title = f"{path.replace('.', ' / ').replace('_', ' ')}: precision, recall, F1"
+        svg = hbar_chart([r[0] for r in prf_rows],
+                         [Bars(name, [r[1][i] for r in prf_rows])
+                          for i, name in enumerate(("precision", "recall", "F1"))],
+                         label=title, x_label="fraction", percent=True)
+        out.append(figure(f"plot-accuracy-{_slug(path)}", title, svg))
+    if spreads:  # distributions (LLM calls per question, ...): numbers, not bars
+        spread_rows: list[list[Any]] = [
+            [path.replace(".", " / ").replace("_", " "), st.get("count"), st.get("mean"),
+             st.get("min"), st.get("p50"), st.get("p90"), st.get("max")]
+            for path, st in spreads]
+        out.append('<div class="spreads"><h3>Per question</h3>' + table(
+            ["", "questions", "mean", "min", "p50", "p90", "max"], spread_rows,
+            table_id="table-accuracy-spreads") + "</div>")
     return "".join(out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic_bench.metrics.declarations import latency_metrics
+from agentic_bench.metrics.declarations import FIGURE_BY_LABEL, latency_metrics, shown_figure
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting.trees_text import lanes_line, tree_lines
@@ -67,7 +67,8 @@ def _mlperf_lines(block: dict[str, Any] | None, loadgen: Any = None) -> list[str
 
 def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
     headline = acc.get("headline")
-    shown = f"{headline:.3f}" if isinstance(headline, float) else _fmt(headline)
+    shown = shown_figure(FIGURE_BY_LABEL["accuracy"], headline)
+    shown = f"{shown:.3f}" if isinstance(shown, float) else _fmt(shown)
     lines = [f"Accuracy  : {shown} ({acc.get('metric', '')})"]
     if acc.get("planned") is not None:
         rep = acc.get("reported") or {}

@@ -44,8 +44,11 @@ def render_sweep(sweep: dict[str, Any]) -> str:
             k = points[knee["index"]]
             lat.append(Series(f"knee ({key} {knee[key]:g})",
                               [(k["requests_per_s"], k["request_p99_ms"] or 0.0)]))
+        slo_lines = _slo_lines(sweep)
+        if slo_lines:
+            note += "; dashed: " + ", ".join(f"{name} <= {v:g} ms" for name, v in slo_lines)
         curve = line_chart(lat, label="throughput vs latency", x_label="requests/s",
-                           y_label="ms", markers=True)
+                           y_label="ms", markers=True, hlines=[v for _, v in slo_lines])
         good = line_chart([Series("goodput", [(p[key], p["goodput_sessions_per_s"])
                                               for p in points]),
                            Series("sessions/s", [(p[key], p["sessions_per_s"]) for p in points])],
@@ -64,7 +67,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
     body += (section("sweep-curve", "Throughput vs latency",
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
                            note) +
-                    figure("plot-sweep-goodput", f"goodput against {key}", good)) +
+                    figure("plot-sweep-goodput", f"goodput against {key}", good), "wide") +
             section("sweep-table", "Points", table(
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
                  "request p99", "errors", "max in flight", ""], rows, right=[0])))
@@ -80,9 +83,16 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         body = section("sweep-fraction", "Goodput fraction by load", figure(
             "plot-search-fraction", "sessions meeting every SLO / sessions, per load probed",
             line_chart(series, label="goodput fraction", x_label=key, y_label="fraction",
-                       markers=True))) + body
+                       markers=True)), "wide") + body
     head = f'<p class="headline" id="sweep-headline"><b>{_esc(_headline(sweep))}</b></p>'
     return page(f"agentic-bench {title.lower()}", f"<h1>{_esc(title)}</h1>{head}{body}")
+
+
+def _slo_lines(sweep: dict[str, Any]) -> list[tuple[str, float]]:
+    """The SLO limits on the plotted metrics (TTFT p99, request p99), drawn as dashed lines."""
+    slos = (sweep.get("criterion") or {}).get("slos") or sweep.get("slos") or {}
+    return [(key.removesuffix("_ms").replace("_", " "), float(slos[key]))
+            for key in ("ttft_p99_ms", "request_p99_ms") if isinstance(slos.get(key), int | float)]
 
 
 def _esc(text: str) -> str:
@@ -125,7 +135,7 @@ def _agentx_view(key: str, points: list[dict[str, Any]]) -> str:
                           "better", chart, "x: 1000 / P90 full-response ITL; y: tokens/s per "
                           "GPU (--gpus)") +
                    table([key, "result", "P90 interactivity", "out tok/s/GPU",
-                          "total tok/s/GPU", "lane occupancy", "lanes"], rows))
+                          "total tok/s/GPU", "lane occupancy", "lanes"], rows), "wide")
 
 
 def write_sweep_html(out_dir: Path, sweep: dict[str, Any]) -> Path:

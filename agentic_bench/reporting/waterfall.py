@@ -72,7 +72,9 @@ def _bars(records: Sequence[dict[str, Any]], sid: str) -> tuple[list[str], list[
     def ms(ns: int) -> float:
         return float(ns - t0) / 1e6
 
-    turns = sorted((r for r in mine if r.get("type") == "turn"), key=lambda r: r["t_start_ns"])
+    turns = sorted((r for r in mine if r.get("type") == "turn"
+                    and isinstance(r.get("t_start_ns"), int)
+                    and isinstance(r.get("t_end_ns"), int)), key=lambda r: r["t_start_ns"])
     for before, after in itertools.pairwise(turns):
         if after["t_start_ns"] > before["t_end_ns"]:
             bars.append((0, ms(before["t_end_ns"]), ms(after["t_start_ns"]), "think",
@@ -98,7 +100,8 @@ def _bars(records: Sequence[dict[str, Any]], sid: str) -> tuple[list[str], list[
                 shown = kind if kind in KINDS else "stage"
                 bars.append((i, ms(start), ms(end), shown,
                              f"{kind} {fmt_num(r.get('duration_ms'))} ms"))
-        elif r.get("type") == "join":
+        elif (r.get("type") == "join" and isinstance(r.get("t_start_ns"), int)
+              and isinstance(r.get("t_end_ns"), int)):
             i = row(r.get("conversation") or None)
             bars.append((i, ms(r["t_start_ns"]), ms(r["t_end_ns"]), "join",
                          f"waited {fmt_num(r.get('wait_ms'))} ms for "

@@ -83,6 +83,9 @@ class SentenceTransformerEmbedder:
             path = self.model_path
             if not path.is_dir():
                 raise EmbedderUnavailableError(f"model directory not found: {path}")
+            from rag_pipeline.embedders.quiet_loading import silence_loading_bars
+
+            silence_loading_bars()
             from sentence_transformers import SentenceTransformer
 
             model = SentenceTransformer(str(path), device=self.device, local_files_only=True)

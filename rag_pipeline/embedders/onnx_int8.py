@@ -63,6 +63,9 @@ def export_int8(model_dir: Path, target: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from sentence_transformers import SentenceTransformer
 
+    from rag_pipeline.embedders.quiet_loading import silence_loading_bars
+
+    silence_loading_bars()
     model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     _check_pipeline(model)
     transformer: Any = model[0].auto_model

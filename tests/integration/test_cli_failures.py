@@ -299,3 +299,15 @@ def test_config_help_reads_as_text(cli) -> None:
     res = cli("config", "show", "--help")
     assert res.returncode == 0 and "usage: agentic-bench config show" in res.stdout
     assert cli("config", "show").returncode == 2
+
+
+def test_an_unreachable_ray_head_is_an_exit_2_error(cli, tmp_path: Path) -> None:
+    port = unused_port()
+    res = cli("replay", "traces/sample.jsonl", "--endpoint", "http://127.0.0.1:9/v1",
+              "--model", "m", "--scenario", "concurrency", "--concurrency", "2",
+              "--workers", "2", "--ray-address", f"127.0.0.1:{port}",
+              "--out", str(tmp_path / "r"))
+    assert res.returncode == 2, res.stderr
+    assert f"--ray-address 127.0.0.1:{port}: no Ray head answers there" in res.stderr
+    assert "Traceback" not in res.stderr and "internal error" not in res.stderr
+    assert not (tmp_path / "r" / "records.jsonl").exists()

@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -41,13 +42,21 @@ PROBE = """(() => {
   }
   for (const f of document.querySelectorAll('figure[id]')) {
     const svg = f.querySelector('svg'), nd = f.querySelector('.no-data');
-    const box = (svg || nd || f).getBoundingClientRect();
+    const host = f.querySelector('.uchart'), cv = f.querySelector('canvas');
+    let inked = 0;
+    if (cv && cv.width > 0 && cv.height > 0) {  // painted pixels of an interactive chart
+      const px = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+      for (let i = 3; i < px.length; i += 4 * 7) if (px[i] > 0) inked++;
+    }
+    const box = (svg || host || nd || f).getBoundingClientRect();
     let painted = 0;
     if (svg) for (const m of svg.querySelectorAll('polyline, circle, rect.bar')) {
       const b = m.getBoundingClientRect();
       if (b.width > 0 || b.height > 0) painted++;
     }
-    out.figures[f.id] = {svg: !!svg, w: box.width, h: box.height, painted,
+    out.figures[f.id] = {svg: !!svg, w: box.width, h: box.height, painted, inked,
+                         chart: !!host,
+                         rendered: !!host && host.getAttribute('data-rendered') === '1',
                          noData: nd ? nd.innerText.trim() : '',
                          ticks: svg ? svg.querySelectorAll('text').length : 0};
   }
@@ -197,7 +206,9 @@ def check_page(result: dict[str, Any], accuracy_plots: list[str]) -> None:
     for pid in (*PLOT_IDS, *accuracy_plots):
         fig = probe["figures"].get(pid)
         assert fig and fig["w"] > 200 and fig["h"] > 30, (pid, fig)
-        if fig["svg"]:
+        if fig["chart"]:  # interactive (uPlot): drawn by the page's script, on a canvas
+            assert fig["rendered"] and fig["inked"] > 50 and fig["h"] > 150, (pid, fig)
+        elif fig["svg"]:
             assert fig["painted"] > 0 and fig["ticks"] > 3, (pid, fig)
         else:
             assert fig["noData"].startswith("no "), (pid, fig)
@@ -270,3 +281,36 @@ def test_compare_renders_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
         assert figs[pid]["svg"] and figs[pid]["painted"] == 2, (pid, figs[pid])
     assert not [u for u in result["requests"] if not u.startswith(("file:", "data:", "about:"))]
     assert not result["console"] and not result["exceptions"] and not result["log_errors"]
+
+
+def test_sweep_and_search_pages_render_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
+    """#30 item 12: a sweep page and a search page, each with its headline, its plots drawn
+    and every point linked to a report that exists."""
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no Chromium binary (install it: apt-get install -y chromium)")
+    sim = sim_factory("--ttft-ms", "5", "--ttft-per-inflight-ms", "10", "--itl-ms", "1",
+                      "--output-tokens", "4")
+    common = ("replay", str(ROOT / "traces" / "sample.jsonl"), "--endpoint", sim.url,
+              "--model", "sim", "--scenario", "concurrency", "--sessions", "12",
+              "--think-time", "none", "--quiet")
+    res = cli(*common, "--sweep", "concurrency=1,2,4", "--out", str(tmp_path / "sweep"))
+    assert res.returncode in (0, 3), res.stderr
+    res = cli(*common, "--search", "concurrency=1:4", "--slo", "ttft_p99_ms=30",
+              "--out", str(tmp_path / "search"))
+    assert res.returncode in (0, 3), res.stderr
+    pages = [tmp_path / "sweep" / "sweep.html", tmp_path / "search" / "sweep.html"]
+    for page in pages:  # every point's link leads to a report that exists
+        links = re.findall(r'<a href="([^"]+)">', page.read_text())
+        assert links and all((page.parent / link).is_file() for link in links), links
+    sweep, search = run_browser(browser, tmp_path / "profile", pages)
+    for result, plots in ((sweep, ("plot-sweep-latency", "plot-sweep-goodput")),
+                          (search, ("plot-sweep-latency", "plot-search-fraction"))):
+        figs = result["probe"]["figures"]
+        for pid in plots:
+            assert figs[pid]["svg"] and figs[pid]["painted"] > 0, (pid, figs[pid])
+        assert not [u for u in result["requests"]
+                    if not u.startswith(("file:", "data:", "about:"))]
+        assert not result["console"] and not result["exceptions"] and not result["log_errors"]
+    assert sweep["probe"]["title"].startswith("agentic-bench sweep over concurrency")
+    assert search["probe"]["title"].startswith("agentic-bench capacity search over concurrency")

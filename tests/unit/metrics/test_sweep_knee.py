@@ -70,3 +70,10 @@ def test_a_search_page_names_the_capacity_and_its_criterion() -> None:
     assert 'id="plot-search-fraction"' in html and "needed (0.95)" in html
     none = render_sweep({**sweep, "capacity": None})
     assert "No load in the range met ttft p99 &lt;= 50 ms, goodput &gt;= 95%." in none
+
+
+def test_the_slo_is_drawn_on_the_latency_plot() -> None:
+    points = [_point(1, 1.0, 10), _point(2, 2.0, 11), _point(4, 2.2, 90)]
+    html = render_sweep({**sweep_summary("rate", points), "slos": {"ttft_p99_ms": 40.0}})
+    assert "dashed: ttft p99 &lt;= 40 ms" in html and 'class="ref"' in html
+    assert 'class="wide"' in html

@@ -78,3 +78,19 @@ def test_remote_embedder_with_openai_like_client() -> None:
     assert np.allclose(vecs, [[0.0, 1.0], [0.0, 1.0]])
     with pytest.raises(ValueError):
         RemoteEmbedder("m")
+
+
+def test_loading_the_embedder_draws_no_bar_of_its_own() -> None:
+    """transformers' "Loading weights" bar would land between a run's progress lines (#30
+    item 15); a fresh process (the switch is global) shows nothing on stderr while loading."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from rag_pipeline import SentenceTransformerEmbedder as E; "
+            "print(E(batch_size=2).embed_passages(['a b c']).shape)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "(1, 384)" in res.stdout
+    assert "Loading weights" not in res.stderr and "it/s]" not in res.stderr, res.stderr

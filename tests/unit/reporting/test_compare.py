@@ -76,7 +76,7 @@ def test_text_table() -> None:
     rps = next(line for line in lines if line.startswith("requests/s"))
     assert "(3.00x)" in rps
     acc = next(line for line in lines if line.startswith("accuracy"))
-    assert acc.split() == ["accuracy", "0.500", "-"]
+    assert acc.split() == ["accuracy", "%", "50.0", "-"]
     assert "value / a's value" in text
 
 
@@ -129,3 +129,25 @@ def test_option_differences_come_from_the_run_records() -> None:
     run = {"type": "run", "options": a}
     assert run_options([run, {"type": "step"}]) == a
     assert run_options([{"type": "run", "config": {}}]) is None
+
+
+def test_one_unit_per_figure_in_every_output(synth) -> None:
+    """#30 item 13: the hit rate read 0.571 in HTML, 57.1 % in summary.txt and 1.00 in compare;
+    a fraction declared as a percentage is a percentage everywhere."""
+    from agentic_bench.reporting.html import render_report
+    from agentic_bench.reporting.summary_text import render_text
+
+    records = synth.make_records()
+    s = synth.make_summary(records)
+    s["prefix_cache"] = {"hit_rate": 0.5714, "cached_tokens": 4, "prompt_tokens": 7,
+                         "requests_reporting": 3}
+    s["accuracy"] = {"headline": 0.25, "metric": "overall accuracy"}
+    html, text = render_report(s, records), render_text(s)
+    cmp = render_compare_text(["a"], [s])
+    assert "<td>prefix-cache hit rate</td><td>57.1%</td>" in html
+    assert "57.1%" in text and "0.571" not in text
+    hit = next(line for line in cmp.splitlines() if line.startswith("prefix-cache hit rate"))
+    assert hit.split()[-2:] == ["%", "57.1"]
+    assert 'id="accuracy-headline"><b>25.0%</b>' in html and "Accuracy  : 25.0%" in text
+    acc = next(line for line in cmp.splitlines() if line.startswith("accuracy"))
+    assert acc.split()[-2:] == ["%", "25.0"]

@@ -13,7 +13,7 @@ def test_curve_and_ceiling_when_the_server_reports_cached_tokens() -> None:
         "workload": {"prefix_ceiling": {"ratio": 0.95}}}
     html = prefix_cache_figure(summary)
     assert 'id="plot-prefix-cache"' in html and "<polyline" in html
-    assert "reuse ceiling 0.95" in html and '<line class="ref"' in html
+    assert "reuse ceiling 95.0%" in html and '<line class="ref"' in html
 
 
 def test_no_data_is_said() -> None:

@@ -111,3 +111,29 @@ def test_accuracy_groups_generic(synth) -> None:
     assert groups["per_domain"] == [("retail", 0.5), ("airline", 0.25)]
     assert groups["by.split"] == [("dev", 0.4), ("test", 0.6)]
     assert rd.accuracy_groups(None) == [] and rd.accuracy_groups({"headline": 0.3}) == []
+
+
+def test_rag_accuracy_draws_scores_not_counts_and_labels_retrieval() -> None:
+    """#30 item 10: the rag-e2e block's per-category entries start with a question count and
+    its per-question figures are distributions (count, mean, min, p50): neither is drawn as an
+    accuracy; retrieval at k is three labelled bars."""
+    from agentic_bench.reporting.report_figures import accuracy_figures
+
+    acc = {"metric": "mean token F1", "headline": 0.4, "questions": 10, "f1": 0.4,
+           "by_category": {"numerical": {"questions": 6, "exact_match": 0.1, "f1": 0.3},
+                           "temporal": {"questions": 4, "exact_match": 0.2, "f1": 0.55}},
+           "retrieval": {"@1": {"precision": 0.5, "recall": 0.2, "f1": 0.28},
+                         "@5": {"precision": 0.3, "recall": 0.6, "f1": 0.4}},
+           "llm_calls_per_question": {"count": 10, "mean": 2.5, "min": 1.0, "p50": 2.0,
+                                      "p90": 4.0, "p95": 4.0, "p99": 4.0, "max": 4.0}}
+    groups = dict(rd.accuracy_groups(acc))
+    assert groups == {"by_category": [("numerical", 0.3), ("temporal", 0.55)]}
+    assert rd.group_metric(acc, "by_category") == "f1"
+    assert rd.prf_groups(acc) == [("retrieval", [("@1", [0.5, 0.2, 0.28]),
+                                                 ("@5", [0.3, 0.6, 0.4])])]
+    assert [p for p, _ in rd.accuracy_spreads(acc)] == ["llm_calls_per_question"]
+    html = accuracy_figures(acc)
+    assert "by category: F1" in html and "numerical F1: 30.0%" in html
+    assert "retrieval: precision, recall, F1" in html and "@5 recall: 60.0%" in html
+    assert 'id="table-accuracy-spreads"' in html and "plot-accuracy-llm" not in html
+    assert "6.0%" not in html  # a count never drawn as an accuracy

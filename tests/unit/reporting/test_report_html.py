@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,7 +12,8 @@ from agentic_bench.reporting.html import PLOT_IDS, SECTION_IDS, render_report, w
 
 
 class Figures(HTMLParser):
-    """ids of all elements; for each <figure id>: its svg data marks and its no-data text."""
+    """ids of all elements; for each <figure id>: its svg data marks (or, for an interactive
+    chart, the values in its spec) and its no-data text."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -20,18 +22,23 @@ class Figures(HTMLParser):
         self._fig: str | None = None
         self._depth = 0
         self._in_no_data = False
+        self._in_spec = False
         self.tags: set[str] = set()
         self.urls: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         self.tags.add(tag)
         self.urls += [v for k, v in attrs if k in ("src", "href") and v]
+        if tag == "script":
+            self.scripts.append(a)
+            self._in_spec = a.get("class") == "chart-spec"
         if a.get("id"):
             self.ids.append(a["id"])
         if tag == "figure" and a.get("id"):
             self._fig, self._depth = a["id"], 0
-            self.figures[self._fig] = {"marks": 0, "svg": 0, "no_data": ""}
+            self.figures[self._fig] = {"marks": 0, "svg": 0, "no_data": "", "chart": 0}
         if self._fig is None:
             return
         if tag == "figure":
@@ -45,6 +52,8 @@ class Figures(HTMLParser):
             self._in_no_data = True
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_spec = False
         if tag == "p":
             self._in_no_data = False
         if tag == "figure" and self._fig is not None:
@@ -53,6 +62,11 @@ class Figures(HTMLParser):
                 self._fig = None
 
     def handle_data(self, data: str) -> None:
+        if self._fig is not None and self._in_spec:
+            spec = json.loads(data)
+            fig = self.figures[self._fig]
+            fig["chart"] += 1
+            fig["marks"] += sum(v is not None for s in spec["series"] for v in s["values"])
         if self._fig is not None and self._in_no_data:
             self.figures[self._fig]["no_data"] += data
 
@@ -71,7 +85,8 @@ def test_every_section_and_plot_has_content(synth) -> None:
         assert sid in page.ids, sid
     for pid in (*PLOT_IDS, "plot-accuracy-categories", "plot-accuracy-subsets"):
         fig = page.figures[pid]
-        assert fig["svg"] == 1 and fig["marks"] > 0 and not fig["no_data"], (pid, fig)
+        assert fig["svg"] + fig["chart"] == 1 and fig["marks"] > 0 and not fig["no_data"], (
+            pid, fig)
     assert len(page.ids) == len(set(page.ids)), "duplicate ids"
     assert {"verdict", "table-constraints", "table-latency"} <= set(page.ids)
 
@@ -101,7 +116,7 @@ def test_empty_run_shows_no_data_everywhere(synth) -> None:
     assert "section-accuracy" not in page.ids and "plot-accuracy" not in page.figures
     for pid in PLOT_IDS:
         fig = page.figures[pid]
-        assert fig["svg"] == 0 and fig["no_data"].strip(), pid
+        assert fig["svg"] == fig["chart"] == 0 and fig["no_data"].strip(), pid
 
 
 def test_self_contained(synth) -> None:
@@ -109,11 +124,16 @@ def test_self_contained(synth) -> None:
     html = render_report(synth.make_summary(records, accuracy=synth.ACCURACY), records)
     page = parse(html)
     assert not page.urls, page.urls
-    assert not {"script", "link", "img", "iframe", "object", "embed"} & page.tags
+    assert not {"link", "img", "iframe", "object", "embed"} & page.tags
+    # scripts: inline only — the chart specs (JSON), the vendored uPlot and our init code
+    assert all(set(a) <= {"type", "class"} for a in page.scripts), page.scripts
+    assert sum(a.get("class") != "chart-spec" for a in page.scripts) == 2
     assert "@import" not in html and "url(" not in html
-    # the only http(s) text is the SVG namespace and the run's own endpoint
-    others = {u for u in re.findall(r"https?://[^\s\"'<]+", html)
-              if u != "http://www.w3.org/2000/svg" and not u.startswith("http://127.0.0.1")}
+    assert "fetch(" not in html and "XMLHttpRequest" not in html
+    # the only http(s) text is the SVG namespace, uPlot's own banner and the run's endpoint
+    others = {u for u in re.findall(r"https?://[^\s\"'<)]+", html)
+              if u not in ("http://www.w3.org/2000/svg", "https://github.com/leeoniya/uPlot")
+              and not u.startswith("http://127.0.0.1")}
     assert not others
 
 
@@ -135,7 +155,7 @@ def test_untrusted_strings_are_escaped(synth) -> None:
             r["category"] = "<img src=x onerror=alert(1)>"
     summary = synth.make_summary(records, workload={"trace": "<script>alert(1)</script>"})
     html = render_report(summary, records)
-    assert "<script>" not in html and "<img" not in html
+    assert "<script>alert" not in html and "<img" not in html
 
 
 def test_large_run_stays_small(synth) -> None:

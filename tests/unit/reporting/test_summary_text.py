@@ -46,7 +46,7 @@ def test_wide_latency_values_never_run_together() -> None:
     assert len(header) == len(next(line for line in lines if line.startswith("turn")))
 
 
-def test_accuracy_headline_keeps_three_decimals() -> None:
+def test_accuracy_headline_is_a_percentage_as_everywhere_else() -> None:
     summary = _summary(None)
     summary["accuracy"] = {"headline": 0.046, "metric": "answer token F1 (HotpotQA)"}
-    assert "Accuracy  : 0.046 (answer token F1 (HotpotQA))" in render_text(summary)
+    assert "Accuracy  : 4.6% (answer token F1 (HotpotQA))" in render_text(summary)
