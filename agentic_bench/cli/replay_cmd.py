@@ -58,17 +58,25 @@ def main(args: argparse.Namespace) -> int:
     workload = trace_workload(options.trace, fmt=options.format,
                               synthesis=config.options.synthesis,
                               max_context=options.max_context)
-    if workload.trees:
-        from agentic_bench.tasks.agentx import scenario_rules
-
-        config = replace(config, lanes=lane_spec(options), gpus=options.gpus,
-                         agentx=scenario_rules(options) if options.agentx else None)
-    elif options.agentx:
+    if not workload.trees and options.agentx:
         raise ConfigError("--agentx replays agent trees: a Weka trace file, directory or "
                           "corpus (convert yours with `agentic-bench traces convert --to weka`)")
+
+    def build(opts: Any) -> Any:
+        """A run's config from its options — the run's own, or a sweep or search point's —
+        with the lanes and the AgentX rules agent trees run under."""
+        cfg = run_config(opts, "replay")
+        if workload.trees:
+            from agentic_bench.tasks.agentx import scenario_rules
+
+            cfg = replace(cfg, lanes=lane_spec(opts), gpus=opts.gpus,
+                          agentx=scenario_rules(opts) if opts.agentx else None)
+        return cfg
+
+    config = build(options)
     if config.options.history == "live" and not workload.trees:
         _refuse_live_fanout(workload.source)
-    return execute(workload, config, options)
+    return execute(workload, config, options, build)
 
 
 def _refuse_live_fanout(source: Any) -> None:

@@ -202,6 +202,27 @@ def test_agentx_rules_and_context_overflow(sim_factory, cli, tmp_path: Path) -> 
     assert any(r["type"] == "session" and r.get("partial") for r in recs)
 
 
+def test_a_sweep_over_trees_runs_lanes_and_the_scenario_at_every_point(
+        sim_factory, cli, tmp_path: Path) -> None:
+    """Each point of an --agentx sweep is an AgentX run at its own number of lanes (each
+    point's config was once built without the lanes and the scenario: plain sessions, VALID)."""
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "0.5")
+    out = tmp_path / "sw"
+    res = cli("replay", str(DATA / "corpus.jsonl"), "--endpoint", sim.url, "--out", str(out),
+              "--quiet", "--tokenizer", "server", "--agentx", "--duration", "2",
+              "--allow-dataset-wrap", "--sweep", "concurrency=1,2")
+    assert res.returncode == 3, res.stderr  # 2 s measured: INVALID under the 900-s rule
+    sweep = json.loads((out / "sweep.json").read_text())
+    for p in sweep["points"]:
+        s = json.loads((out / f"concurrency-{p['concurrency']:g}" / "summary.json").read_text())
+        assert s["trees"]["trees"]["lanes"]["lanes"] == p["concurrency"]
+        assert s["scenario"]["scenario"] == "concurrency" and "agentx" in s
+        rows = {r["name"]: r for r in s["constraints"]}
+        assert not rows["scenario_rule"]["ok"] and p["result"] == "INVALID"
+        assert p["lane_occupancy"] is not None and p["p90_interactivity"] is not None
+    assert sweep["knee"] is None  # no knee on INVALID points
+
+
 def test_weka_commands_and_errors(cli, tmp_path: Path) -> None:
     res = cli("validate", str(DATA / "corpus.jsonl"))
     assert res.returncode == 0 and "2 trace(s), 15 request(s), 3 subagent(s)" in res.stdout
