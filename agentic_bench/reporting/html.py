@@ -29,7 +29,14 @@ from agentic_bench.metrics.declarations import (
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting import time_figures as tf
-from agentic_bench.reporting.html_template import flatten, kv_table, page, section, table
+from agentic_bench.reporting.html_template import (
+    cell,
+    flatten,
+    kv_table,
+    page,
+    section,
+    table,
+)
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
 from agentic_bench.reporting.waterfall import waterfall_section
@@ -60,6 +67,9 @@ def write_report(out_dir: Path, summary: dict[str, Any], records: list[dict[str,
 
 
 def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
+    # a lane's warm-up requests are recorded but never counted: the plots leave them out too,
+    # so a plot's n is the summary's count
+    records = [r for r in records if not r.get("warmup")]
     bench = summary.get("benchmark", "?")
     endpoint = summary.get("endpoint") or {}
     sub = " · ".join(str(x) for x in (
@@ -103,12 +113,12 @@ def load_label(summary: dict[str, Any]) -> str:
     load = summary.get("scenario") or {}
     if not isinstance(load, dict) or not load.get("scenario"):
         return ""
-    parts = [str(load["scenario"])]
+    parts = [] if load["scenario"] == "concurrency" else [str(load["scenario"])]
     if load.get("concurrency"):
         parts.append(f"concurrency {load['concurrency']}")
     if load.get("rate"):
         parts.append(f"rate {fmt_num(load['rate'])}/s")
-    return " ".join(parts)
+    return ", ".join(parts)
 
 
 def cards_section(summary: dict[str, Any]) -> str:
@@ -161,7 +171,7 @@ def verdict_section(summary: dict[str, Any]) -> str:
     if result == "VALID" and rows and unconstrained(rows):
         css, why = "verdict unconstrained", UNCONSTRAINED_NOTE
     return (f'<section id="section-verdict" class="{css}"><div class="big" id="verdict">'
-            f"{esc(result)}</div><div>complete: {esc(summary.get('complete'))} "
+            f"{esc(result)}</div><div>complete: {esc(cell(summary.get('complete')))} "
             f"({esc(summary.get('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")
 
 

@@ -111,7 +111,7 @@ INIT_JS = r"""
                points: {show: false}};
       if (s.kind === "points" || s.kind === "marks") {
         o.paths = none;
-        o.points = {show: true, size: s.kind === "marks" ? 8 : 3, width: 0, fill: s.color,
+        o.points = {show: true, size: s.kind === "marks" ? 8 : 4, width: 0, fill: s.color,
                     stroke: s.color};
       } else if (s.kind === "bars") {
         o.paths = uPlot.paths.bars({size: [0.92, 80]});

@@ -138,8 +138,11 @@ def x_axis(frame: Frame, scale: Scale, ticks: list[float], label: str,
     for i, t in enumerate(ticks):
         x = c(scale(t))
         text = tick_labels[i] if tick_labels else fmt_num(t, step)
+        # a label centred on the last tick may run past the drawing's edge: moved in, never cut
+        half = len(text) * CHAR_PX / 2
+        tx = c(min(max(scale(t), half + 2), frame.width - half - 2))
         parts.append(f'<line class="tick" x1="{x}" y1="{c(frame.y0)}" x2="{x}" '
-                     f'y2="{c(frame.y0 + 4)}"/><text x="{x}" y="{c(frame.y0 + 16)}" '
+                     f'y2="{c(frame.y0 + 4)}"/><text x="{tx}" y="{c(frame.y0 + 16)}" '
                      f'text-anchor="middle">{esc(text)}</text>')
     parts.append(f'<text class="axis-label" x="{c((frame.x0 + frame.x1) / 2)}" '
                  f'y="{c(frame.height - 8)}" text-anchor="middle">{esc(label)}</text>')

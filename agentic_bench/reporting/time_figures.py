@@ -17,12 +17,14 @@ from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting.html_template import figure
 from agentic_bench.reporting.interactive import Axis, Chart, Trace, chart_html
 from agentic_bench.reporting.plots import no_data
+from agentic_bench.reporting.svg_axes import fmt_num
 
 Record = dict[str, Any]
 MAX_DOTS = 4000
 WINDOWS = 60
 BINS = 40
-DOT, P50, P99, ERR = "#8fb3d9", "#2e7d32", "#e65100", "#c62828"
+DOT, P50, P99, ERR = "#5b8fc7", "#2e7d32", "#e65100", "#c62828"
+MIN_PER_WINDOW = 20  # values a window needs for its p99 to mean something
 METRICS = (("ttft", "TTFT", "time to first token"),
            ("itl", "ITL", "mean inter-token latency of the request"),
            ("request", "end-to-end", "request latency, send to last byte"))
@@ -99,7 +101,8 @@ def over_time_figure(records: Sequence[Record], metric: str) -> str:
     times = [r["t_sent_ns"] / 1e9 for r in reqs]
     t_lo, t_hi = min(times), max(times)
     dots = downsample([(r["t_sent_ns"] / 1e9, float(_value(r, metric) or 0.0)) for r in ok])
-    lines = rolling(ok, metric, t_lo, t_hi)
+    windows = max(1, min(WINDOWS, len(ok) // MIN_PER_WINDOW))
+    lines = rolling(ok, metric, t_lo, t_hi, windows)
     marks = [(r["t_sent_ns"] / 1e9, float(r.get("request_ms") or 0.0)) for r in failed]
     rows: list[tuple[float, int, float]] = (
         [(t, 0, v) for t, v in dots] + [(t, 1, v) for t, v, _ in lines]
@@ -112,7 +115,7 @@ def over_time_figure(records: Sequence[Record], metric: str) -> str:
                     names[k][1], names[k][2]) for k in used]
     note = (f"{what}; {len(ok):,} requests" + (f", {len(dots):,} drawn" if len(dots) < len(ok)
                                               else "")
-            + f"; p50/p99 over {len(lines)} windows of {(t_hi - t_lo) / WINDOWS:.3g} s from "
+            + f"; p50/p99 over {len(lines)} windows of {(t_hi - t_lo) / windows:.3g} s from "
               "every value" + (f"; {len(failed):,} failed" if failed else ""))
     return chart_html(Chart(fig_id, title, Axis("time since start", "s"), Axis(short, "ms"),
                             [row[0] for row in rows], traces, note))
@@ -142,7 +145,7 @@ def histogram_figure(records: Sequence[Record], metric: str) -> str:
     unit = "gaps" if metric == "itl" else "requests"
     ordered = sorted(values)
     note = (f"{'every chunk gap' if metric == 'itl' else what}; {len(values):,} {unit}; "
-            f"p50 {percentile(ordered, 50):.4g} ms, p99 {percentile(ordered, 99):.4g} ms")
+            f"p50 {fmt_num(percentile(ordered, 50))} ms, p99 {fmt_num(percentile(ordered, 99))} ms")
     return chart_html(Chart(fig_id, title, Axis(short, "ms"), Axis("count", unit),
                             [b[0] for b in bars],
                             [Trace(unit, [float(b[1]) for b in bars], unit, "bars", DOT)],

@@ -11,13 +11,13 @@ from typing import Any
 from agentic_bench.reporting.html_template import figure, kv_table, section, table
 from agentic_bench.reporting.plots import no_data, stacked_hbar_chart
 
-MAX_TREES = 30
+MAX_TREES = 15
 SEGMENTS = ("own requests", "waits (tools, user)", "waiting for subagents")
 
 
 def tree_time(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[float]]]:
-    """Per whole tree (the slowest first, at most 30): seconds in its own (root) requests, in
-    recorded waits, and at joins."""
+    """Per whole tree (the slowest first, at most :data:`MAX_TREES`): seconds in its own (root)
+    requests, in recorded waits, and at joins."""
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     whole = {r["session_id"]: r["latency_ms"] for r in records
              if r.get("type") == "session" and not r.get("partial") and r.get("status") == "ok"}
@@ -48,8 +48,8 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
         ("GPUs (--gpus)", block["gpus"]),
         ("full-response ITL p50 / p90 (ms)", f"{_n(itl.get('p50'))} / {_n(itl.get('p90'))}"),
         ("P90 interactivity (tok/s/user)", inter.get("p90")),
-        ("theoretical prefix hit", hit["theoretical"]),
-        ("observed prefix hit (server)", hit["observed"]),
+        ("theoretical prefix hit", _pct(hit["theoretical"])),
+        ("observed prefix hit (server)", _pct(hit["observed"])),
         ("prompts exactly the recorded size", f"{pt['synthesized_exact']} / {pt['requests']}"),
         ("replies shorter than recorded",
          f"{block['replies']['shorter_than_recorded']} / {block['replies']['of']}"),
@@ -66,7 +66,7 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
                                    f"{trees['subagents']['count']}"),
         ("join wait p50 / max (ms)", f"{_n(trees['join_wait_ms'].get('p50'))} / "
                                      f"{_n(trees['join_wait_ms'].get('max'))}"),
-        ("lanes / occupancy", f"{lanes.get('lanes', '-')} / {_n(lanes.get('occupancy'), 3)}"),
+        ("lanes / occupancy", f"{lanes.get('lanes', '-')} / {_pct(lanes.get('occupancy'))}"),
         ("lanes never filled / found no tree left",
          f"{lanes.get('unfilled', '-')} / {lanes.get('starved', '-')}"),
     ], "table-trees")
@@ -79,11 +79,18 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
     chart = (stacked_hbar_chart(rows, SEGMENTS, values, label="where each tree's time went",
                                 x_label="seconds, stacked") if rows
              else no_data("no whole tree completed (mid-trajectory trees are not whole)"))
-    plot = figure("plot-tree-time", "Where each tree's time went (whole trees, slowest first)",
+    whole = trees.get("whole_completed") or 0
+    shown = (f"the {len(rows)} slowest of {whole} whole trees" if whole > len(rows)
+             else "whole trees, slowest first")
+    plot = figure("plot-tree-time", f"Where each tree's time went ({shown})",
                   chart, "its own requests, the recorded waits between them, and the time it "
                   "waited for subagents at joins; subagent requests overlap these")
     return section("section-trees", "Agent trees (AgentX)",
                    f'<div class="cols">{figures}{view}</div>{notes}{plot}')
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
 
 
 def _n(value: Any, digits: int = 1) -> str:

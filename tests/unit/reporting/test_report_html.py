@@ -267,3 +267,28 @@ def test_the_waterfall_draws_a_session_with_its_subagents() -> None:
     assert 'id="plot-waterfall-slowest"' in html and 'id="plot-waterfall-median"' in html
     assert "waiting for subagents" in html and "<svg" in html
     assert 'id="plot-waterfall-chosen"' in waterfall_section(records, "t#1")
+
+
+def test_the_banner_cards_and_subtitle_read_as_text(synth) -> None:
+    """#30 items 10 and 13: headline cards; the load named once; yes/no, never True/False."""
+    from agentic_bench.reporting.html import load_label
+
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    html = render_report(summary, records)
+    assert "complete: yes" in html and "complete: True" not in html
+    assert 'id="section-cards"' in html and ">TTFT p99<" in html
+    assert load_label({"scenario": {"scenario": "concurrency", "concurrency": 2}}) == \
+        "concurrency 2"
+    assert load_label({"scenario": {"scenario": "server", "rate": 4.0, "concurrency": None}}) \
+        == "server, rate 4/s"
+
+
+def test_warm_up_requests_are_not_plotted(synth) -> None:
+    """A plot's n is the summary's count: a lane's warm-up (recorded, never counted) is out."""
+    records = synth.make_records()
+    summary = synth.make_summary(records)
+    warm = [{**r, "warmup": True} for r in records if r.get("kind") == "llm"][:3]
+    n = summary["latency_ms"]["ttft"]["count"]
+    html = render_report(summary, records + warm)
+    assert f"n={n:,} " in html and f"n={n + 3:,} " not in html

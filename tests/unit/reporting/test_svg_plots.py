@@ -105,3 +105,18 @@ def test_no_data_is_visible_text() -> None:
 def test_legend_wraps() -> None:
     assert legend_rows(["a"], 500) == 1
     assert legend_rows(["x" * 40] * 4, 500) >= 2
+
+
+def test_the_last_tick_label_is_never_cut_at_the_edge() -> None:
+    """#30 item 12: "40,000" centred on the last tick ran past the drawing ("40,00")."""
+    import re
+
+    from agentic_bench.reporting.plots import Series, line_chart
+    from agentic_bench.reporting.svg_axes import CHAR_PX
+
+    svg = line_chart([Series("s", [(0.0, 1.0), (40_000.0, 2.0)])], label="l", x_label="ms",
+                     y_label="y")
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    for x, text in re.findall(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="middle">([^<]+)<',
+                              svg):
+        assert float(x) + len(text) * CHAR_PX / 2 <= width, (x, text)
