@@ -159,7 +159,17 @@ def render_option_differences(names: Sequence[str],
 
 
 def _shown(value: Any) -> str:
-    return "-" if value is None else json.dumps(value) if isinstance(value, list) else str(value)
+    """An option's value as text: "-" where a run did not record it, "(none)" for an empty
+    list, yes/no, items joined by commas — never a Python or JSON literal."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(_shown(v) for v in value) or "(none)"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_shown(v)}" for k, v in value.items()) or "(none)"
+    return str(value)
 
 
 def _cdf_figure(metric: str, title: str, runs: Sequence[CompareRun]) -> str:

@@ -32,6 +32,8 @@ def _load_line(scenario: dict[str, Any]) -> str:
 
 def _exact(value: Any) -> str:
     """A limit as compared (83.6431 must not print as 83.64): up to 4 decimals, no padding."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:,.4f}".rstrip("0").rstrip(".")
     return _fmt(value)
