@@ -24,7 +24,7 @@ section { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; paddi
 figure { margin: 0; border: 1px solid #eceef1; border-radius: 6px; padding: 8px 10px; }
 figcaption { font-weight: 600; margin-bottom: 4px; }
 figure svg { width: 100%; max-width: 720px; height: auto; display: block; }
-section.wide figure svg { max-width: 100%; }
+section.wide figure svg { max-width: 1100px; }
 svg text { fill: #333; font-family: inherit; }
 svg .axis, svg .tick { stroke: #444; stroke-width: 1; }
 svg .grid { stroke: #e6e8eb; stroke-width: 1; }

@@ -59,10 +59,11 @@ def _legend_frame(names: list[str], base: Frame) -> Frame:
 def line_chart(series: Sequence[Series], *, label: str, x_label: str, y_label: str,
                y_range: tuple[float, float] | None = None, x_from_zero: bool = False,
                percent_y: bool = False, hlines: Sequence[float] = (),
-               markers: bool = False) -> str:
-    """Polylines over shared linear axes; ``hlines`` draws dashed reference lines."""
+               markers: bool = False, width: int = 640) -> str:
+    """Polylines over shared linear axes; ``hlines`` draws dashed reference lines; ``width``
+    (drawing units) for a full-width plot, whose text then stays the size of the others'."""
     names = [s.name for s in series]
-    frame = _legend_frame(names, Frame())
+    frame = _legend_frame(names, Frame(width=width))
     xs = [p[0] for s in series for p in s.points]
     ys = [p[1] for s in series for p in s.points]
     x_lo, x_hi, x_ticks = nice_ticks(0.0 if x_from_zero else min(xs), max(xs))

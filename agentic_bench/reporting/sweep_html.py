@@ -9,6 +9,8 @@ from typing import Any
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
 
+WIDE = 1100  # drawing width of a full-width plot (its text stays the size of the others')
+
 
 def _headline(sweep: dict[str, Any]) -> str:
     """One sentence a reader takes away: the capacity a search found, or the sweep's knee."""
@@ -26,6 +28,10 @@ def _headline(sweep: dict[str, Any]) -> str:
         return f"Capacity {cap:g} {unit} at {slos or 'the SLOs'}{need}."
     if knee:
         return f"Latency starts to climb faster than throughput at {key} {knee[key]:g}."
+    invalid = [p for p in sweep["points"] if p.get("result") == "INVALID" or p.get("short")]
+    if invalid:
+        return (f"No knee marked: {len(invalid)} of {len(sweep['points'])} points are INVALID "
+                "or fell short of their load (each point's report says why).")
     return "No clear knee: latency and throughput grow together over this range."
 
 
@@ -48,11 +54,13 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         if slo_lines:
             note += "; dashed: " + ", ".join(f"{name} <= {v:g} ms" for name, v in slo_lines)
         curve = line_chart(lat, label="throughput vs latency", x_label="requests/s",
-                           y_label="ms", markers=True, hlines=[v for _, v in slo_lines])
+                           y_label="ms", markers=True, hlines=[v for _, v in slo_lines],
+                           width=WIDE)
         good = line_chart([Series("goodput", [(p[key], p["goodput_sessions_per_s"])
                                               for p in points]),
                            Series("sessions/s", [(p[key], p["sessions_per_s"]) for p in points])],
-                          label="goodput", x_label=key, y_label="sessions/s", markers=True)
+                          label="goodput", x_label=key, y_label="sessions/s", markers=True,
+                          width=WIDE)
     else:
         curve = good = no_data()
     rows = [[_link(p), p["result"], p["requests_per_s"], p["output_tokens_per_s"],
@@ -83,7 +91,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         body = section("sweep-fraction", "Goodput fraction by load", figure(
             "plot-search-fraction", "sessions meeting every SLO / sessions, per load probed",
             line_chart(series, label="goodput fraction", x_label=key, y_label="fraction",
-                       markers=True)), "wide") + body
+                       markers=True, width=WIDE)), "wide") + body
     head = f'<p class="headline" id="sweep-headline"><b>{_esc(_headline(sweep))}</b></p>'
     return page(f"agentic-bench {title.lower()}", f"<h1>{_esc(title)}</h1>{head}{body}")
 
@@ -121,21 +129,24 @@ def _agentx_view(key: str, points: list[dict[str, Any]]) -> str:
     pts = [p for p in points if p.get("p90_interactivity")]
     if not pts:
         return ""
-    series = [Series(name, [(p["p90_interactivity"], p[field] or 0.0) for p in pts])
-              for name, field in (("output tok/s per GPU", "output_tokens_per_s_per_gpu"),
-                                  ("total tok/s per GPU", "total_tokens_per_s_per_gpu"))]
-    chart = line_chart(series, label="throughput per GPU vs interactivity",
-                       x_label="P90 interactivity (tok/s/user)", y_label="tok/s per GPU",
-                       markers=True)
+    charts = "".join(
+        figure(f"plot-sweep-agentx{suffix}", f"{name} against P90 interactivity, one point per "
+               f"{key}; up and right is better",
+               line_chart([Series(name, [(p["p90_interactivity"], p[field] or 0.0)
+                                         for p in pts])],
+                          label=f"{name} vs interactivity", x_label="P90 interactivity "
+                          "(tok/s/user)", y_label=name, markers=True, width=WIDE),
+               "x: 1000 / P90 full-response ITL; y: per GPU (--gpus)")
+        for suffix, name, field in (("", "output tok/s per GPU", "output_tokens_per_s_per_gpu"),
+                                    ("-total", "total tok/s per GPU",
+                                     "total_tokens_per_s_per_gpu")))
     rows = [[p[key], p["result"], p["p90_interactivity"], p["output_tokens_per_s_per_gpu"],
-             p["total_tokens_per_s_per_gpu"], p.get("lane_occupancy"),
-             "short" if p.get("lanes_short") else ""] for p in pts]
+             p["total_tokens_per_s_per_gpu"],
+             None if p.get("lane_occupancy") is None else f"{p['lane_occupancy']:.1%}",
+             "some never filled" if p.get("lanes_short") else "all filled"] for p in pts]
     return section("sweep-agentx", "Throughput per GPU vs interactivity (InferenceX AgentX)",
-                   figure("plot-sweep-agentx", "one point per " + key + "; up and right is "
-                          "better", chart, "x: 1000 / P90 full-response ITL; y: tokens/s per "
-                          "GPU (--gpus)") +
-                   table([key, "result", "P90 interactivity", "out tok/s/GPU",
-                          "total tok/s/GPU", "lane occupancy", "lanes"], rows), "wide")
+                   charts + table([key, "result", "P90 interactivity", "out tok/s/GPU",
+                                   "total tok/s/GPU", "lane occupancy", "lanes"], rows), "wide")
 
 
 def write_sweep_html(out_dir: Path, sweep: dict[str, Any]) -> Path:

@@ -4,7 +4,8 @@
 # both TTFT and the gaps between tokens grow with the replies in flight (so interactivity falls
 # as load rises). The traces: the two MLCommons coding conversations as Weka traces
 # (run_embedded.sh writes them); wrap on, so lanes outnumber trees. A 120-s measured phase per
-# point is far under the scenario's 900 s: every point reads INVALID for that one rule.
+# point is far under the scenario's 900 s: every point reads INVALID for that one rule (each point
+# runs the lanes and the AgentX rules; sweep.html then marks no knee).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 BIN=.venv/bin
