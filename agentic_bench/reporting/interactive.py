@@ -3,7 +3,8 @@
 The charting library is uPlot 1.6.32 (MIT; ``vendor/uPlot.iife.min.js``, 51 kB, its licence in
 ``vendor/uPlot.LICENSE``), inlined once into the page that uses it, so the page stays one file
 that opens offline. Chosen over plotly.js (the 4.85 MB bundle in the ``plotly`` wheel) by
-measurement on a 100k-request run: ``benchmarks/report_charting/`` has the command and figures.
+measurement on a 100k-request run: ``benchmarks/report_charting.py`` has the command and figures
+(818 kB against 5.6 MB, charts drawn in 184 ms against 1,091 ms).
 
 A chart is a ``<figure>`` holding an empty host ``<div>`` and its data as a JSON
 ``<script type="application/json" class="chart-spec">``; :data:`INIT_JS` (ours) builds every
