@@ -87,7 +87,8 @@ def line_chart(series: Sequence[Series], *, label: str, x_label: str, y_label: s
                      f'stroke-width="1.8" points="{pts}"><title>{esc(s.name)}</title></polyline>')
         if markers:
             parts += [f'<circle cx="{c(sx(x))}" cy="{c(sy(y))}" r="3" fill="{color(i)}">'
-                      f"<title>{esc(s.name)}: {fmt_num(x)}, {fmt_num(y)}</title></circle>"
+                      f"<title>{esc(s.name)}: {esc(x_label)} {fmt_num(x)}, {esc(y_label)} "
+                      f"{fmt_num(y)}</title></circle>"
                       for x, y in s.points]
     if len(names) > 1:
         parts.append(legend(names, frame.x0, 16, frame.x1))
@@ -106,7 +107,8 @@ def scatter_chart(points: Sequence[Point], *, label: str, x_label: str, y_label:
     parts = [svg_open(frame, label), y_axis(frame, sy, y_ticks, y_label),
              x_axis(frame, sx, x_ticks, x_label), f'<g class="points" fill="{color(0)}">']
     parts += [f'<circle cx="{c(sx(x))}" cy="{c(sy(y))}" r="2.6" fill-opacity="0.55">'
-              f"<title>{fmt_num(x)}, {fmt_num(y)}</title></circle>" for x, y in points]
+              f"<title>{esc(x_label)} {fmt_num(x)}, {esc(y_label)} {fmt_num(y)}</title></circle>"
+              for x, y in points]
     parts.append("</g></svg>")
     return "".join(parts)
 
@@ -148,7 +150,8 @@ def hbar_chart(categories: Sequence[str], groups: Sequence[Bars], *, label: str,
             by = y + g * bar_h
             parts.append(f'<rect class="bar" x="{c(frame.x0)}" y="{c(by)}" width="{c(w)}" '
                          f'height="{bar_h - 2}" fill="{color(g)}"><title>{esc(cat)} '
-                         f'{esc(grp.name)}: {text}</title></rect><text class="value" '
+                         f'{esc(grp.name)}: {text}{"" if percent else " " + esc(x_label)}'
+                         f'</title></rect><text class="value" '
                          f'x="{c(frame.x0 + w + 4)}" y="{c(by + bar_h - 4)}">{text}</text>')
     parts.append(f'<line class="axis" x1="{c(frame.x0)}" y1="{c(frame.y1)}" x2="{c(frame.x0)}" '
                  f'y2="{c(frame.y0)}"/>')
@@ -186,7 +189,7 @@ def stacked_hbar_chart(rows: Sequence[str], segments: Sequence[str],
             w = sx(v) - sx(0.0)
             parts.append(f'<rect class="bar" x="{c(x)}" y="{c(y)}" width="{c(max(w, 0.5))}" '
                          f'height="{bar_h}" fill="{color(s)}"><title>{esc(row)} {esc(seg)}: '
-                         f"{fmt_num(v)}</title></rect>")
+                         f"{fmt_num(v)} {esc(x_label)}</title></rect>")
             x += w
         parts.append(f'<text class="value" x="{c(x + 4)}" y="{c(y + bar_h / 2 + 4)}">'
                      f"{fmt_num(totals[r])}</text>")
@@ -220,7 +223,7 @@ def vbar_chart(categories: Sequence[str], groups: Sequence[Bars], *, label: str,
             parts.append(f'<rect class="bar" x="{c(x + g * bar_w)}" y="{c(top)}" '
                          f'width="{c(bar_w - 1)}" height="{c(max(frame.y0 - top, 0.5))}" '
                          f'fill="{color(g)}"><title>{esc(x_label)} {esc(cat)} {esc(grp.name)}: '
-                         f"{fmt_num(v)}</title></rect>")
+                         f"{fmt_num(v)} {esc(y_label)}</title></rect>")
         if k % every == 0:
             parts.append(f'<text x="{c(mid)}" y="{c(frame.y0 + 16)}" text-anchor="middle">'
                          f"{esc(_short(cat, 10))}</text>")

@@ -76,7 +76,7 @@ def test_a_sweep_point_reaches_and_names_its_load(sim_factory, cli, tmp_path: Pa
         n = int(p["concurrency"])
         run = json.loads((out / f"concurrency-{n}" / "records.jsonl").read_text().splitlines()[0])
         assert run["options"]["concurrency"] == n and run["options"]["scenario"] == "concurrency"
-        assert run["options"]["sessions"] == max(3, 10 * n) and "sweep" not in run["options"]
+        assert run["options"]["sessions"] == max(3, 10 * n) and run["options"]["sweep"] is None
         text = (out / f"concurrency-{n}" / "summary.txt").read_text()
         assert f"max {n} of {n} named" in text and "SHORT" not in text
     res = cli("compare", str(out / "concurrency-1"), str(out / "concurrency-16"), "--out",

@@ -120,3 +120,20 @@ def test_the_last_tick_label_is_never_cut_at_the_edge() -> None:
     for x, text in re.findall(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="middle">([^<]+)<',
                               svg):
         assert float(x) + len(text) * CHAR_PX / 2 <= width, (x, text)
+
+
+def test_every_tooltip_names_its_series_and_units() -> None:
+    """#30 item 10: hovering a point or bar says which series and in which unit."""
+    import re
+
+    from agentic_bench.reporting.plots import Bars, Series, hbar_chart, line_chart, vbar_chart
+
+    svg = line_chart([Series("ttft p99", [(1.0, 10.0), (2.0, 30.0)])], label="l",
+                     x_label="requests/s", y_label="ms", markers=True)
+    tips = re.findall(r"<circle[^>]*><title>([^<]+)</title>", svg)
+    assert tips == ["ttft p99: requests/s 1, ms 10", "ttft p99: requests/s 2, ms 30"]
+    bars = vbar_chart(["0", "1"], [Bars("p50", [5.0, 6.0])], label="b", x_label="turn",
+                      y_label="ms")
+    assert "<title>turn 0 p50: 5 ms</title>" in bars
+    h = hbar_chart(["llm"], [Bars("mean", [12.5])], label="h", x_label="step duration (ms)")
+    assert "<title>llm mean: 12.5 step duration (ms)</title>" in h
