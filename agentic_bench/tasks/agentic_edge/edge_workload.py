@@ -78,6 +78,8 @@ def _performance_sessions(args: Any, items: EdgeItems,
         info["performance_format"] = "mlcommons-agentic"
         info["performance_sessions"] = len(chosen)
         info["performance_requests"] = sum(len(c.rows) for c in chosen)
+        info["performance_file"] = {"conversations": len(conversations),
+                                    "requests": sum(len(c.rows) for c in conversations)}
         info["turn_timeout_s"] = items.coding.turn_timeout_s
         items.coding.tool_delays = bool(getattr(args, "tool_delays", False))
         if items.coding.tool_delays:
@@ -119,7 +121,15 @@ def build_workload(args: Any) -> Workload:
     if not sessions:
         raise ConfigError("agentic-edge: nothing to run (check --samples/--mode)")
     target = args.accuracy_target
-    info["mlperf"] = mlperf_block(args, mlcommons_trace=mlcommons)
+    perf_file = info.get("performance_file")
+    bfcl = None
+    if args.mode in ("accuracy", "both") and args.samples != 0:
+        from agentic_bench.tasks.agentic_edge.bfcl_env import bfcl_version
+
+        bfcl = bfcl_version()
+    info["mlperf"] = mlperf_block(
+        args, mlcommons_trace=mlcommons, bfcl=bfcl,
+        perf_file=(perf_file["conversations"], perf_file["requests"]) if perf_file else None)
     gated = bool(planned)
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:

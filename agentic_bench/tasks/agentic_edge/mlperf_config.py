@@ -15,12 +15,20 @@ from typing import Any
 
 MLPERF_NAME = "MLPerf v6.1 Edge Agentic"
 TURN_TIMEOUT_S = 600.0
+# agentic_coding_2.5h.jsonl (examples/11_Edge_Agentic_Example): 20 conversations, 1,007
+# assistant rows (the requests), 987 tool rows
+MLPERF_CONVERSATIONS, MLPERF_REQUESTS = 20, 1007
+# the BFCL data MLPerf's 995 sample ids come from: endpoints ea332753 pyproject.toml 163
+BFCL_PIN = "2026.3.23"
 
 
-def _accuracy_departures(args: Any) -> list[str]:
+def _accuracy_departures(args: Any, bfcl: str | None) -> list[str]:
     out: list[str] = []
     if args.samples == 0:
         return ["no single-turn accuracy samples (MLPerf: the 995-sample BFCL v4 gate)"]
+    if bfcl is not None and bfcl != BFCL_PIN:
+        out.append(f"bfcl-eval {bfcl} installed (MLPerf: {BFCL_PIN}; another version can "
+                   "change the samples, their ids and their answers)")
     if args.samples is not None or args.quick:
         size = args.samples if args.samples is not None else "50 (--quick)"
         out.append(f"{size} single-turn samples (MLPerf: 995)")
@@ -37,11 +45,17 @@ def _accuracy_departures(args: Any) -> list[str]:
     return out
 
 
-def _performance_departures(args: Any, mlcommons_trace: bool) -> list[str]:
+def _performance_departures(args: Any, mlcommons_trace: bool,
+                            perf_file: tuple[int, int] | None) -> list[str]:
     if not mlcommons_trace:
         return [f"performance phase on {args.perf_trace} (MLPerf: the recorded coding "
                 "conversations, agentic_coding_2.5h.jsonl, in MLCommons' format)"]
     out = []
+    if perf_file is not None and perf_file != (MLPERF_CONVERSATIONS, MLPERF_REQUESTS):
+        conversations, requests = perf_file
+        out.append(f"performance file {args.perf_trace} holds {conversations} conversations and "
+                   f"{requests:,} requests (MLPerf's agentic_coding_2.5h.jsonl: "
+                   f"{MLPERF_CONVERSATIONS} and {MLPERF_REQUESTS:,})")
     if args.perf_sessions is not None or args.quick:
         out.append("a subset of the performance conversations (MLPerf: every conversation once)")
     if getattr(args, "tool_delays", False):
@@ -52,15 +66,18 @@ def _performance_departures(args: Any, mlcommons_trace: bool) -> list[str]:
     return out
 
 
-def departures(args: Any, *, mlcommons_trace: bool = False) -> list[str]:
-    """Each point where this run departs from MLPerf's configuration, in words."""
+def departures(args: Any, *, mlcommons_trace: bool = False,
+               perf_file: tuple[int, int] | None = None, bfcl: str | None = None) -> list[str]:
+    """Each point where this run departs from MLPerf's configuration, in words.
+    ``perf_file``: (conversations, requests) of the MLCommons performance file read;
+    ``bfcl``: the installed bfcl-eval version (None: not consulted)."""
     out: list[str] = []
     if args.mode in ("accuracy", "both"):
-        out += _accuracy_departures(args)
+        out += _accuracy_departures(args, bfcl)
     else:
         out.append("no accuracy phase (MLPerf: the BFCL v4 gate after the performance phase)")
     if args.mode in ("performance", "both"):
-        out += _performance_departures(args, mlcommons_trace)
+        out += _performance_departures(args, mlcommons_trace, perf_file)
     else:
         out.append("no performance phase (MLPerf: the coding conversations first)")
     scenario = getattr(args, "scenario", "single-stream")
@@ -76,9 +93,11 @@ def departures(args: Any, *, mlcommons_trace: bool = False) -> list[str]:
     return out
 
 
-def mlperf_block(args: Any, *, mlcommons_trace: bool = False) -> dict[str, Any]:
+def mlperf_block(args: Any, *, mlcommons_trace: bool = False,
+                 perf_file: tuple[int, int] | None = None,
+                 bfcl: str | None = None) -> dict[str, Any]:
     """``{"configuration", "departures"}`` for the summary's workload block."""
-    gone = departures(args, mlcommons_trace=mlcommons_trace)
+    gone = departures(args, mlcommons_trace=mlcommons_trace, perf_file=perf_file, bfcl=bfcl)
     return {"configuration": MLPERF_NAME if not gone else f"not {MLPERF_NAME}",
             "reference": "mlcommons/endpoints examples/11_Edge_Agentic_Example/"
                          "online_edge_full_run.yaml",
