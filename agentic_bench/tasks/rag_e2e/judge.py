@@ -73,7 +73,7 @@ class JudgeConfig:
     model: str | None = None
     api_key: str | None = None
     concurrency: int = 4
-    timeout_s: float = 120.0
+    timeout_s: float = 60.0  # mlcommons/inference b66003e1 e2e-rag/accuracy_eval.py 97
     max_tokens: int = MAX_TOKENS
 
 

@@ -111,3 +111,24 @@ def test_mlperf_sampling_parameters() -> None:
     assert {cfg.max_tokens_decompose, cfg.max_tokens_sufficiency, cfg.max_tokens_answer} == \
         {10240}
     assert GenerationConfig().params(8) == {"temperature": 0.0, "max_tokens": 8}
+
+
+def test_the_documented_official_command_has_no_reranker_departure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/rag-e2e.md's MLPerf command once used `--reranker remote ... colbertv2.0`, which the
+    code (rightly: a /v1/rerank server scores its own way) names a departure; the reference's
+    reranker is ColBERTv2 MaxSim in-process (e2e-rag/reranker_worker.py 103-131)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "rag-e2e.md").read_text()
+    block = re.search(r"agentic-bench run rag-e2e --mlperf \\\n(.*?)\n```", doc, re.S)
+    assert block is not None
+    tokens = shlex.split(block.group(1).replace("\\\n", " "))
+    gone = departures(task_args("--mlperf", *tokens), 824, CORPUS)
+    assert not [d for d in gone if d.startswith("reranker")], gone
+    remote = task_args("--mlperf", "--reranker", "remote", "--reranker-url", "http://r/v1/rerank",
+                       "--reranker-model", "colbertv2.0")
+    assert any(d.startswith("reranker remote colbertv2.0") for d in departures(remote, 824, CORPUS))

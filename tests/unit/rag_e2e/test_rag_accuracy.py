@@ -103,6 +103,11 @@ def test_judge_headline_and_fallback() -> None:
     ("CORRECT", False, True),  # no JSON object: incorrect (a judge error)
     ("", False, True),
     ("{not json}", False, True),
+    # a reply that is JSON but not an object has no {...} match: wrong and counted, as in the
+    # reference (accuracy_eval.py 101-126, 247-253) — not dropped from the denominator
+    ("true", False, True),
+    ("[true]", False, True),
+    ('[{"correct": true}]', True, False),  # the inner object is what the greedy match finds
 ])
 def test_parse_verdict_as_the_reference(text: str, correct: bool, error: bool) -> None:
     verdict, problem = parse_verdict(text)
@@ -144,6 +149,7 @@ def test_judge_request_is_the_references_shape() -> None:
     assert "QUESTION: Who?" in text and "GROUND TRUTH ANSWER: Ada Lovelace" in text
     assert "LLM ANSWER: Lovelace" in text and '"correct"' in text and "STEP 2" in text
     assert JudgeConfig("u").max_tokens == 1024  # accuracy_eval.py 84-89
+    assert JudgeConfig("u").timeout_s == 60.0  # accuracy_eval.py 97 (was 120 s here)
 
 
 @pytest.mark.parametrize(("accuracy", "ok"), [(0.3395, True), (0.339499, False),
