@@ -17,6 +17,11 @@ from agentic_bench.transport.result import ChatResult
 # LoadGen adapter sets it per session to report first tokens as they arrive (docs/loadgen.md).
 CHUNK_WATCH: ContextVar[Callable[[int, bytes], bool] | None] = ContextVar(
     "chunk_watch", default=None)
+# Per-task rule for assembling streamed tool-call deltas: "openai" (a name sent in pieces is
+# joined; a delta without ``index`` takes its position) or "mlperf" (mlcommons/endpoints
+# ea332753 core/types.py merge_tool_calls 87-110: a later name overwrites, a missing index is
+# 0). Agentic Edge's MLPerf phases set "mlperf".
+TOOL_DELTA_RULES: ContextVar[str] = ContextVar("tool_delta_rules", default="openai")
 
 
 class ChatTransport(Protocol):

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from agentic_bench.transport.base import TOOL_DELTA_RULES
 from agentic_bench.transport.result import ChatResult, http_error_type
 
 try:  # 2-3x faster than json.loads on chat chunks; the stdlib is the fallback
@@ -74,14 +75,15 @@ def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
 
 
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]]) -> None:
+    mlperf = TOOL_DELTA_RULES.get() == "mlperf"  # see transport/base.py
     for pos, tc in enumerate(delta):
-        index = tc.get("index", pos)
+        index = tc.get("index", 0 if mlperf else pos)
         slot = calls.setdefault(index, {"id": None, "name": "", "arguments": ""})
         if tc.get("id"):
             slot["id"] = tc["id"]
         fn = tc.get("function") or {}
         if fn.get("name"):
-            slot["name"] += fn["name"]
+            slot["name"] = fn["name"] if mlperf else slot["name"] + fn["name"]
         if fn.get("arguments"):
             slot["arguments"] += fn["arguments"]
 

@@ -12,11 +12,15 @@ each record; ``turns`` in ``scores.json``); ours is one *user* turn, the user ro
 round that follows it (``turn`` on each record; turn latency). Both are reported.
 
 Failures (mlcommons/endpoints ea332753 ``load_generator/agentic_inference_strategy.py``):
-a request that runs past the turn timeout (600 s) fails that turn and every remaining turn of
-its conversation, which count as issued with no output (``_handle_timeout`` 472-522,
-``_abort_remaining_turns`` 572-597); any other failed request scores 0 and the conversation
-goes on (the next history is the recorded one, not the reply). A run stopped before a turn was
-issued does not count that turn (395-400).
+**any** failed request — an HTTP status other than 200 (a context overflow included), a
+connection that fails before the response headers, the 600 s turn timeout — fails that turn and
+every remaining turn of its conversation (625-629, 640-657; ``_handle_timeout`` 477-522), which
+count as issued with no output and score 0 (``_abort_remaining_turns`` 572-597). A stream cut
+after the server answered 200 (no ``[DONE]``, no ``finish_reason``, a malformed frame) is no
+error there: the reply is what arrived (``endpoint_client/worker.py`` 405-407 and the stream
+reader), so here such a reply is scored from what arrived and the conversation goes on — our
+request record still says how the stream ended. A run stopped (interrupted) records nothing for
+the turns it did not issue (``session.py`` 319-342, 336-340; 587-588).
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
+from agentic_bench.transport.base import TOOL_DELTA_RULES
 
 TURN_TIMEOUT_S = 600.0
 CATEGORY = "mlcommons-coding"
+# our transport's names for a stream cut after a 200: a success with what arrived in MLPerf
+STREAM_CUT = frozenset({"disconnect", "malformed", "incomplete"})
 
 
 @dataclass
@@ -79,6 +86,17 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
     ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage."""
     turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
                            replace(ctx.options, request_timeout_s=turn_timeout_s))
+    rules = TOOL_DELTA_RULES.set("mlperf")  # MLPerf's tool-call delta merge (base.py)
+    try:
+        return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s,
+                                   tool_delays)
+    finally:
+        TOOL_DELTA_RULES.reset(rules)
+
+
+async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: SessionTicket,
+                        conversation: Conversation, turn_timeout_s: float,
+                        tool_delays: bool) -> SessionOutcome:
     rec = SessionRecorder(turn_ctx, ticket)
     user_turn, step, aborted = -1, 0, None
     for row in conversation.rows:
@@ -103,16 +121,22 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
                                conversation_id=row.conversation_id)
         step += 1
         recorded = recorded_row(row)
-        if not result.ok:
+        if result.status == "cancelled":  # stopped: the turns not issued are not recorded
+            ctx.sink(_score_record(ticket, row, issued=True, answered=False, score=None,
+                                   reason=result.error_type))
+            break
+        arrived = result.ok or result.error_type in STREAM_CUT
+        if not arrived:
             score = None
-            if result.error_type == "timeout":
-                aborted = f"prior turn {row.turn} timed out after {turn_timeout_s:g} s"
+            aborted = (f"prior turn {row.turn} timed out after {turn_timeout_s:g} s"
+                       if result.error_type == "timeout"
+                       else f"prior turn {row.turn} errored: {result.error_type}")
         elif recorded is None:
             score = None
         else:
             score = score_turn(recorded, result.tool_calls, result.content, result.reasoning,
                                conversation_id=row.conversation_id)
-        ctx.sink(_score_record(ticket, row, issued=True, answered=result.ok, score=score,
+        ctx.sink(_score_record(ticket, row, issued=True, answered=arrived, score=score,
                                reason=None if result.ok else result.error_type))
     if user_turn >= 0:
         rec.end_turn(user_turn)
@@ -143,8 +167,9 @@ def inline_accuracy(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     out["metric"] = "multiset IoU of normalized bash executables (MLPerf inline accuracy)"
     out["aborted_turns"] = sum(1 for r in latest.values() if r.get("reason", "").startswith(
         "prior turn"))
-    out["errors_by_type"] = _count(r.get("reason") for r in latest.values()
-                                   if r["issued"] and not r["answered"])
+    out["errors_by_type"] = _count(  # the requests that failed (aborted turns sent none)
+        r.get("reason") for r in latest.values() if r["issued"] and not r["answered"]
+        and not str(r.get("reason", "")).startswith("prior turn"))
     return out
 
 

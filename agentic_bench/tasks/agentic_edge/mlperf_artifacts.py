@@ -14,9 +14,10 @@ percentile of ``latency`` / ``ttft`` / ``tpot`` (152-183) and each entry's ``sco
   ``duration_s`` (accuracy-phase window of the records), ``complete``, ``dataset_type``,
   ``extractor``, ``ground_truth_column``, ``breakdown`` (``evaluation/bfcl_v4_scorer.py``
   394-411: ``round(x * 100, 2)``; ``total_samples`` = completed, ``issued_samples`` = planned),
-  ``response_counts`` (121-147; ``empty`` = issued but unanswered, ``missing`` 0 since every
-  issued sample leaves a record), ``output_sequence_lengths`` (86-118; server ``usage`` counts,
-  not the reference tokenizer, so no ``osl_tokenize_s``). Plus the inline entry
+  ``response_counts`` (121-147; ``scored`` = a reply arrived, ``empty`` = a failed request's
+  empty COMPLETE, ``missing`` = issued and never completed: a cancelled request),
+  ``output_sequence_lengths`` (86-118; server ``usage`` counts, not the reference tokenizer,
+  so no ``osl_tokenize_s``). Plus the inline entry
   (``dataset_name``/``dataset_type`` "performance", 295-300) with the IoU score.
 * ``scores.json`` (``evaluation/scoring.py`` 729-754): ``score``, ``turns``, ``domains``,
   ``per_turn`` (``turn`` = the assistant row = client turn + 1, turns being 1..N),
@@ -33,6 +34,15 @@ percentile of ``latency`` / ``ttft`` / ``tpot`` (152-183) and each entry's ``sco
   ``run_config`` (``commands/benchmark/pipeline.py`` 162-166). Not filled: ``git_sha`` (null),
   ``test_started_at`` (0, as there), ``early_stopping_percentiles`` (omitted),
   ``legacy_loadgen_window_duration_ns`` (null; Poisson only). Not written without a coding phase.
+
+``complete``, two meanings: in ``accuracy_results.json`` it is the scorer's flag
+(``commands/benchmark/accuracy.py`` 321-324, ``evaluation/scoring.py`` 149-153), which the BFCL
+and inline scorers never set false — so ``true`` here too, interrupted run or not (as there).
+In ``result_summary.json`` the reference writes ``"state": "complete"`` even after Ctrl-C (its
+metrics aggregator ignores SIGINT: ``metrics_aggregator/__main__.py`` 290-320; ``metrics/
+report.py`` 339-362), false only after SIGTERM, a drain timeout or a missing final snapshot;
+ours says ``"interrupted"`` / false for any run that did not complete — a named departure
+(docs/agentic-edge.md), stricter on purpose.
 * ``config.yaml`` (``config/schema.py`` 286-345, 446-500, 608-700, 1009-1100; written by
   ``commands/benchmark/execute.py`` 499, redaction 1453-1514): ``model_params`` (name,
   temperature, seed, max_new_tokens, streaming), ``datasets``, ``settings`` (runtime seeds,
@@ -225,8 +235,11 @@ def bfcl_entry(acc: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, 
              "unit_samples": planned, "num_repeats": 1, "total_samples": planned,
              "duration_s": round((window or 0) / 1e9, 3), "complete": True,
              "dataset_type": "accuracy", "breakdown": breakdown,
-             "response_counts": {"issued": issued, "scored": completed,
-                                 "empty": issued - completed, "missing": 0}}
+             # commands/benchmark/accuracy.py 121-147: scored = a non-empty reply, empty = a
+             # COMPLETE with "" (a failed request), missing = no COMPLETE
+             "response_counts": {"issued": issued, "scored": acc.get("answered", completed),
+                                 "empty": completed - acc.get("answered", completed),
+                                 "missing": issued - completed}}
     sample_sessions = {r["session_id"] for r in records
                        if r.get("type") == "sample" and r.get("category") != "multi_turn"}
     osl = series(r["output_tokens"] for r in _steps(records, "accuracy")

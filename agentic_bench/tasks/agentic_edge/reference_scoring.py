@@ -23,8 +23,11 @@ The reference is mlcommons/endpoints (snapshot ea332753); each rule names its fi
   bfcl-eval's ``ast_checker`` with the raw function docs, the subset's language (Java and
   JavaScript for ``simple_java`` / ``simple_javascript`` only) and underscore-to-dot names.
 
-One departure: the reference lets an exception from ``ast_checker`` abort the whole scoring
-pass; here that sample alone scores 0, with the exception in its error text.
+One departure: the reference lets an exception abort the whole scoring pass — from
+``ast_checker``, or from the extractor's ``json.dumps`` of arguments JSON cannot encode (a set
+literal in a text call: ``extractor.py`` 554-555, uncaught up to ``commands/benchmark/
+accuracy.py`` 284, so no ``accuracy_results.json`` is written); here that sample alone scores 0,
+with the exception in its error text.
 """
 
 from __future__ import annotations
@@ -174,15 +177,28 @@ def _text_calls(text: str) -> list[Call] | None:
     return calls or None
 
 
+class UnencodableCall(ValueError):
+    """Extracted arguments JSON cannot encode (a set, bytes, a complex number)."""
+
+
 def extract_calls(text: str) -> list[Call]:
-    """``FunctionCallExtractor.extract`` with the scorer's default ``"[]"`` (as a list)."""
+    """``FunctionCallExtractor.extract`` with the scorer's default ``"[]"`` (as a list).
+
+    The extractor hands the scorer a JSON string (``extractor.py`` 452-453, 479-480, 554-555:
+    ``json.dumps``) and the scorer decodes it (``bfcl_v4_scorer.py`` 194-197: ``json.loads``):
+    the calls go through that round trip here too, so a tuple argument becomes a list and an
+    integer dict key a string. Raises :class:`UnencodableCall` where ``json.dumps`` fails."""
     if not isinstance(text, str) or not text.strip():
         return []
     text = text.strip()
     for step in (_tool_call_json, _function_array, _text_calls):
         calls = step(text)
         if calls is not None:
-            return calls
+            try:
+                decoded: list[Call] = json.loads(json.dumps(calls))
+            except (TypeError, ValueError) as exc:
+                raise UnencodableCall(str(exc)) from None
+            return decoded
     return []
 
 
@@ -208,7 +224,11 @@ def score_reply(sample: BfclSample, text: str) -> tuple[Verdict, list[Call]]:
         if has_structured_calls(text):
             return Verdict(False, "made a structured tool call", "irrelevance_error"), []
         return Verdict(True), []
-    calls = extract_calls(text)
+    try:
+        calls = extract_calls(text)
+    except UnencodableCall as exc:  # see the module docstring: one sample, not the whole pass
+        return Verdict(False, f"extracted arguments are not JSON-serializable: {exc}",
+                       "extractor"), []
     checker = bfcl_env.import_bfcl("eval_checker.ast_eval.ast_checker")
     enums = bfcl_env.import_bfcl("constants.enums")
     language = enums.Language[_JAVA_LIKE.get(sample.subset, "PYTHON")]

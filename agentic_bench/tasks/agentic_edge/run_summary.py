@@ -58,10 +58,14 @@ def edge_accuracy(records: list[dict[str, Any]], tool_mode: str, target: float |
         pairs += [(planned[sid], False) for sid in never]
         out.update(aggregate(pairs))
         out["headline"] = out["overall"]
-        completed = sum(1 for r in samples.values() if r["answered"])
+        # completed: MLPerf's total_samples (bfcl_v4_scorer.py 335) — every sample with a
+        # COMPLETE, a failed request's empty one included (records before that rule: answered)
+        completed = sum(1 for r in samples.values() if r.get("completed", r["answered"]))
+        answered = sum(1 for r in samples.values() if r["answered"])
         out["planned"] = len(planned) if planned else len(samples)
         out["completed"] = completed
-        out["unanswered"] = len(samples) - completed + len(never)
+        out["answered"] = answered
+        out["unanswered"] = len(samples) - answered + len(never)
         out["never_issued"] = len(never)
         out["reported"] = {"overall_accuracy": reported(out["overall"]),
                            "normalized_single_turn_score": reported(out["normalized"])}

@@ -1,7 +1,8 @@
 """The performance phase's conversation loop with a scripted transport: what a timeout, another
-error and recorded tool delays do (rules of mlcommons/endpoints ea332753
-``load_generator/agentic_inference_strategy.py``: a timed-out turn aborts the rest of its
-conversation, 472-522 and 572-597; other failures do not)."""
+error, a stream cut after a 200 and recorded tool delays do (rules of mlcommons/endpoints
+ea332753 ``load_generator/agentic_inference_strategy.py``: any failed turn aborts the rest of
+its conversation, 625-629, 640-657, 477-522 and 572-597; a stream cut after the server answered
+is a success with what arrived)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,12 @@ class Scripted:
             return result.fail("timeout", f"no reply within {timeout_s} s")
         if kind == "error":
             return result.fail("context_overflow", "maximum context length is 4096 tokens")
+        if kind == "http500":
+            return result.fail("http_status", "HTTP 500: boom")
+        if kind == "cut":  # the recorded call arrived, then the stream ended without [DONE]
+            result.tool_calls = [{"id": "x", "name": "bash",
+                                  "arguments": '{"command": "grep -rn y ."}'}]
+            return result.fail("disconnect", "stream ended without [DONE]")
         result.tool_calls = [{"id": "x", "name": "bash",
                               "arguments": '{"command": "grep -rn y ."}'}]
         return result
@@ -110,14 +117,35 @@ def test_a_timeout_aborts_the_rest_of_the_conversation(tmp_path: Path) -> None:
     assert session["status"] == "error" and "timed out" in session["aborted"]
 
 
-def test_another_error_scores_zero_and_the_conversation_goes_on(tmp_path: Path) -> None:
+def test_any_failed_turn_aborts_the_rest_of_the_conversation(tmp_path: Path) -> None:
+    """#31 Edge item 1: agentic_inference_strategy.py 640-657 aborts the remaining turns on any
+    errored result, not only a timeout; each counts as issued, missing and scored 0."""
     transport = Scripted(["error"])
     records = _run(_conversation_file(tmp_path, 3), transport)
-    assert len(transport.bodies) == 4
+    assert len(transport.bodies) == 1
     inline = inline_accuracy(records)
-    assert inline is not None and inline["turns"]["missing"] == 1
+    assert inline is not None
+    assert inline["turns"] == {"issued": 4, "expected": 3, "observed": 0, "missing": 3,
+                               "scored": 3}
+    assert inline["score"] == 0.0 and inline["aborted_turns"] == 3
     assert inline["errors_by_type"] == {"context_overflow": 1}
-    assert inline["score"] == round(2 / 3, 4)
+    assert not any(r["ok"] for r in perf_gate_rows(inline))
+    session = next(r for r in records if r["type"] == "session")
+    assert "prior turn 1 errored: context_overflow" in session["aborted"]
+    transport = Scripted(["grep", "http500"])
+    inline = inline_accuracy(_run(_conversation_file(tmp_path, 3), transport))
+    assert len(transport.bodies) == 2 and inline is not None
+    assert (inline["turns"]["observed"], inline["turns"]["missing"]) == (1, 2)
+    assert inline["score"] == round(1 / 3, 4)
+
+
+def test_a_stream_cut_after_a_200_is_scored_from_what_arrived(tmp_path: Path) -> None:
+    """No [DONE] or finish_reason after a 200 is no error in the reference (its worker keeps
+    what arrived): the reply is scored and the conversation goes on."""
+    transport = Scripted(["cut"])
+    inline = inline_accuracy(_run(_conversation_file(tmp_path, 3), transport))
+    assert len(transport.bodies) == 4 and inline is not None
+    assert inline["turns"]["missing"] == 0 and inline["score"] == 1.0  # every grep matches
 
 
 def test_recorded_tool_delays_only_when_asked(tmp_path: Path) -> None:
@@ -127,3 +155,17 @@ def test_recorded_tool_delays_only_when_asked(tmp_path: Path) -> None:
     delayed = _run(path, Scripted([]), tool_delays=True)
     stages = [r for r in delayed if r.get("kind") == "tool"]
     assert len(stages) == 2 and all(r["executed"] == "recorded delay" for r in stages)
+
+
+def test_the_conversation_assembles_tool_deltas_by_mlperfs_rule(tmp_path: Path) -> None:
+    from agentic_bench.transport.base import TOOL_DELTA_RULES
+
+    seen: list[str] = []
+
+    class Seen(Scripted):
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+            seen.append(TOOL_DELTA_RULES.get())
+            return await super().chat(body, timeout_s)
+
+    _run(_conversation_file(tmp_path, 2), Seen([]))
+    assert seen == ["mlperf"] * 3 and TOOL_DELTA_RULES.get() == "openai"

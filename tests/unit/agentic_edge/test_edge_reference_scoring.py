@@ -96,3 +96,26 @@ def test_structured_oracle_answers_pass_and_wrong_ones_fail() -> None:
                  for i, c in enumerate(oracle_decoded(sample)) for n, a in c.items()]
         assert score_reply(sample, scoring_text("", calls))[0].valid, subset
         assert not score_reply(sample, scoring_text("no call", []))[0].valid, subset
+
+
+def test_text_calls_go_through_the_references_json_round_trip() -> None:
+    """#31 Edge item 3: the extractor returns ``json.dumps(calls)`` (extractor.py 554-555) and
+    the scorer ``json.loads`` it (bfcl_v4_scorer.py 194-197): a tuple argument is a list by the
+    time ast_checker sees it. simple_python_13 (interval: array) is valid there, and was
+    ``type_error:simple`` here."""
+    sample = next(x for x in load_subset("simple_python") if x.id == "simple_python_13")
+    text = "calculate_area_under_curve(function='x**2', interval=(1.0, 3.0))"
+    assert extract_calls(text) == [{"name": "calculate_area_under_curve",
+                                    "arguments": {"function": "x**2", "interval": [1.0, 3.0]}}]
+    verdict, _ = score_reply(sample, text)
+    assert verdict.valid, verdict
+    assert extract_calls("f(d={1: 'a'})") == [{"name": "f", "arguments": {"d": {"1": "a"}}}]
+
+
+def test_arguments_json_cannot_encode_score_zero_for_that_sample_alone() -> None:
+    """The reference's json.dumps raises on a set and aborts its whole scoring pass; here the
+    one sample scores 0 with the reason (the module's named departure)."""
+    sample = next(x for x in load_subset("simple_python") if x.id == "simple_python_13")
+    verdict, calls = score_reply(sample, "calculate_area_under_curve(function={1, 2})")
+    assert not verdict.valid and verdict.error_type == "extractor" and calls == []
+    assert "not JSON-serializable" in (verdict.error or "")

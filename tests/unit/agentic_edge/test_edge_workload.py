@@ -154,3 +154,90 @@ def test_the_default_accuracy_run_issues_mlperfs_995_ids_in_order() -> None:
     assert issued == reference_selection()
     assert workload.info["mlperf"]["departures"] == [
         "no performance phase (MLPerf: the coding conversations first)"]
+
+
+class FailingTransport(OracleTransport):
+    """Every request fails: HTTP 500, or cancelled by the harness."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__({})
+        self.status = status
+
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        t = perf_counter_ns()
+        return ChatResult(t_sent_ns=t, t_end_ns=t + 1000).fail(
+            "http_status", "HTTP 500: boom", status=self.status)  # type: ignore[arg-type]
+
+
+def test_a_failed_request_is_a_completed_empty_reply_as_mlperf_scores_it() -> None:
+    """#31 Edge item 2 (endpoints ea332753): a failed request still COMPLETEs with no data
+    (worker.py 456-475, session.py 618-651) and is scored as the empty reply
+    (bfcl_v4_scorer.py 131-147): it passes irrelevance (159-174), fails the AST subsets, and
+    counts in total_samples (335) for the 995 gate. A cancelled request never completes."""
+    from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy
+
+    ns = args(samples=None, quick=True, accuracy_target=None)
+    workload = build_workload(ns)
+    records: list[dict[str, Any]] = []
+    ctx = ExecContext(FailingTransport("error"), records.append, perf_counter_ns(),
+                      ReplayOptions(model="m"))
+    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=None),
+                        workload.source, workload.make_executor(ctx))
+    asyncio.run(runner.run())
+    samples = [r for r in records if r.get("type") == "sample"]
+    assert samples and all(r["completed"] and not r["answered"] for r in samples)
+    irrelevance = [r for r in samples if r["subset"] in ("irrelevance", "live_irrelevance")]
+    ast = [r for r in samples if r["subset"] not in ("irrelevance", "live_irrelevance")]
+    assert irrelevance and all(r["bfcl_valid"] for r in irrelevance)
+    assert ast and not any(r["bfcl_valid"] for r in ast)
+    planned = {r["sample_id"]: r["subset"] for r in samples}
+    acc = edge_accuracy(records, "native", None, planned, gated=True)
+    assert acc is not None and acc["completed"] == len(samples) and acc["answered"] == 0
+    rows = {g["name"]: g for g in acc["gates"]}
+    assert rows["bfcl_completed_samples"]["value"] == len(samples)
+    # cancelled (an interrupt): no COMPLETE in the reference either — not completed, scores 0
+    records.clear()
+    ctx = ExecContext(FailingTransport("cancelled"), records.append, perf_counter_ns(),
+                      ReplayOptions(model="m"))
+    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=None),
+                        workload.source, workload.make_executor(ctx))
+    asyncio.run(runner.run())
+    cancelled = [r for r in records if r.get("type") == "sample"]
+    assert cancelled and not any(r["completed"] or r["bfcl_valid"] for r in cancelled)
+
+
+def test_mlperf_phases_assemble_tool_deltas_by_mlperfs_rule(tmp_path: Any) -> None:
+    """The native BFCL phase sets the transport's MLPerf delta rule for its requests (and
+    resets it after); the other tool modes keep the default."""
+    from agentic_bench.transport.base import TOOL_DELTA_RULES
+
+    rules: list[str] = []
+
+    class Seen(OracleTransport):
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+            rules.append(TOOL_DELTA_RULES.get())
+            return await super().chat(body, timeout_s)
+
+    run(args(samples=3, quick=False, accuracy_target=None), Seen({}))
+    assert rules == ["mlperf"] * 3 and TOOL_DELTA_RULES.get() == "openai"
+    rules.clear()
+    run(args(samples=2, quick=False, accuracy_target=None, tool_mode="prompt"), Seen({}))
+    assert rules == ["openai"] * 2
+
+
+def test_a_stream_cut_after_a_200_is_scored_from_what_arrived() -> None:
+    """A reply whose stream ended without [DONE] is a success with what arrived in MLPerf
+    (endpoints worker.py 432-436, http.py 340-372): the oracle's calls still score."""
+    picked = sample_single_turn(quick=True)
+    answers = {next(m["content"] for m in s.messages if m["role"] == "user"): oracle_decoded(s)
+               for s in picked if s.language == "python" and not s.expects_no_call}
+
+    class Cut(OracleTransport):
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+            result = await super().chat(body, timeout_s)
+            return result.fail("disconnect", "stream ended without [DONE]")
+
+    summary = run(args(), Cut(answers))
+    acc = summary["accuracy"]
+    assert acc["completed"] == acc["answered"] == len(picked)
+    assert acc["subsets"]["simple_python"]["accuracy"] >= 0.95

@@ -307,3 +307,22 @@ def test_result_summary_series_as_the_reference_computes_them() -> None:
     assert summary["tps"] == pytest.approx(sum(range(10, 47)) / (duration / 1e9))
     assert summary["finish_reason_counts"]["tool_calls"] == 18
     assert summary["ttft"]["min"] == 0 and series([]) == {}
+
+
+def test_complete_and_response_counts_as_the_reference_writes_them() -> None:
+    """#31 Edge item 6 — the accuracy entries' ``complete`` is the scorer's flag
+    (commands/benchmark/accuracy.py 321-324; evaluation/scoring.py 149-153), never cleared by
+    the BFCL or inline scorers: true even for an interrupted run. ``result_summary.json`` says
+    interrupted / false (ours; the reference says complete after Ctrl-C: a named departure).
+    response_counts (accuracy.py 121-147): scored = a reply, empty = a failed request's empty
+    COMPLETE, missing = never completed."""
+    summary = _summary("combined")
+    summary["complete"], summary["stop_reason"] = False, "interrupted"
+    summary["accuracy"].update(planned=5, completed=4, answered=3, never_issued=0)
+    results = build_accuracy_results(summary, [])
+    assert all(e["complete"] is True for e in results["accuracy_scores"])
+    entry = find_accuracy_entry(results)
+    assert entry is not None
+    assert entry["response_counts"] == {"issued": 5, "scored": 3, "empty": 1, "missing": 1}
+    perf = build_result_summary(summary, [])
+    assert (perf["state"], perf["complete"]) == ("interrupted", False)

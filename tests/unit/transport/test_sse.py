@@ -92,3 +92,28 @@ def test_cached_prompt_tokens_reach_the_result_and_the_record() -> None:
     plain = assemble_stream(ChatResult(t_sent_ns=0, t_end_ns=40),
                             [(20, ev({"content": "a"}, finish="stop") + DONE)])
     assert plain.cached_tokens is None and "cached_tokens" not in llm_record(plain, 0, 0)
+
+
+def test_mlperf_tool_delta_rules_overwrite_the_name_and_default_the_index_to_0() -> None:
+    """#31 Edge item 4: mlcommons/endpoints ea332753 core/types.py merge_tool_calls 87-110 —
+    ``idx = partial.get("index", 0)``, a truthy name overwrites. Default (OpenAI clients): a
+    name sent in pieces is joined, a delta without index takes its position."""
+    from agentic_bench.transport.base import TOOL_DELTA_RULES
+
+    chunks = [(1, ev({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_",
+                                                                          "arguments": ""}}]})),
+              (2, ev({"tool_calls": [{"index": 0, "function": {"name": "weather",
+                                                               "arguments": "{}"}}]})),
+              (3, ev({"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": "{"}},
+                                     {"function": {"arguments": "}"}}]}, finish="tool_calls")),
+              (4, DONE)]
+    openai = assemble_stream(ChatResult(t_sent_ns=0), chunks)
+    assert [(c["name"], c["arguments"]) for c in openai.tool_calls] == [
+        ("get_weatherg", "{}{"), ("", "}")]
+    token = TOOL_DELTA_RULES.set("mlperf")
+    try:
+        mlperf = assemble_stream(ChatResult(t_sent_ns=0), chunks)
+    finally:
+        TOOL_DELTA_RULES.reset(token)
+    assert [(c["id"], c["name"], c["arguments"]) for c in mlperf.tool_calls] == [
+        ("b", "g", "{}{}")]
