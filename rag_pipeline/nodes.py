@@ -42,6 +42,10 @@ class RagConfig:
     max_subqueries: int = 3
     retrieve_k: int = 10
     rerank_k: int = 3
+    # "fixed": keep rerank_k per query; "mlperf": keep max(rerank_k, retrieve_k // queries of
+    # the round) and rerank only when a query found more (mlcommons/inference b66003e1
+    # e2e-rag/multi_shot_retrieval.py 1485-1531)
+    rerank_depth: str = "fixed"
     use_bm25: bool = False
     bm25_k: int = 10
     rrf_k: int = DEFAULT_RRF_K
@@ -57,6 +61,14 @@ class RagConfig:
             raise ValueError("max_rounds and max_subqueries must be at least 1")
         if self.retrieve_k < 1 or self.rerank_k < 1:
             raise ValueError("retrieve_k and rerank_k must be at least 1")
+        if self.rerank_depth not in ("fixed", "mlperf"):
+            raise ValueError(f"rerank_depth {self.rerank_depth!r}: 'fixed' or 'mlperf'")
+
+    def rerank_keep(self, queries: int) -> int:
+        """Chunks kept per query in a round of ``queries`` queries."""
+        if self.rerank_depth == "mlperf":
+            return max(self.rerank_k, self.retrieve_k // max(1, queries))
+        return self.rerank_k
 
 
 class RagState(TypedDict, total=False):
@@ -169,16 +181,22 @@ class RagNodes:
         queries = state.get("queries") or [state["question"]]
         hits = state.get("hits", [])
         info = {"round": state.get("round", 0), "reranker": self.reranker.name}
+        keep = self.config.rerank_keep(len(queries))
+        mlperf = self.config.rerank_depth == "mlperf"
         with timed_stage("rerank", _callback(config), info) as details:
             rankings = []
             for query, query_hits in zip(queries, hits, strict=False):
                 positions = [i for i, _ in query_hits]
+                if mlperf and len(positions) <= keep:  # nothing to cut: retrieval order stays
+                    rankings.append(positions)
+                    continue
                 ranked = await self.reranker.arerank(
-                    query, [self._text(i) for i in positions], self.config.rerank_k
+                    query, [self._text(i) for i in positions], keep
                 )
                 rankings.append([positions[j] for j, _ in ranked])
             reranked = interleave(rankings)
-            details.update(candidates=sum(len(h) for h in hits), kept=len(reranked))
+            details.update(candidates=sum(len(h) for h in hits), kept=len(reranked),
+                           keep_per_query=keep)
         return {"reranked": reranked}
 
     async def grade(self, state: RagState, config: RunnableConfig) -> RagState:

@@ -26,7 +26,7 @@ REFERENCE = "mlcommons/inference e2e-rag/ (reference_mlperf_perf.sh, user.conf)"
 QUESTIONS = 824
 PAGES = 2515
 PASSAGES = 107_484
-MAX_ROUNDS, MAX_SUBQUERIES, RETRIEVE_K = 5, 3, 10
+MAX_ROUNDS, MAX_SUBQUERIES, RETRIEVE_K, RERANK_K = 5, 3, 10, 3
 OFFLINE_IN_FLIGHT = 10  # user.conf max_async_queries, reference_mlperf_perf.sh MAX_WORKERS
 MODELS = {"main": "gpt-oss-120b", "grade": "gpt-oss-20b", "judge": "llama-3.1-8b-instruct"}
 EMBEDDER, RERANKER = "e5-base-v2", "colbertv2"
@@ -45,7 +45,7 @@ def preset_defaults(args: Any) -> dict[str, Any]:
         "sampling": "mlperf", "accuracy_metric": "judge", "max_rounds": MAX_ROUNDS,
         "max_subqueries": MAX_SUBQUERIES, "retrieve_k": RETRIEVE_K, "kind": "hnsw",
         "flow": "multi-hop", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
-        "embed_prefixes": "none",
+        "embed_prefixes": "none", "rerank_depth": "mlperf",
     }
     if loadgen_available():
         out["loadgen"] = "mlperf"
@@ -92,6 +92,10 @@ def _pipeline(args: Any) -> list[str]:
                               ("retrieve-k", args.retrieve_k, RETRIEVE_K)):
         if value != want:
             out.append(f"--{flag} {value} (MLPerf: {want})")
+    if getattr(args, "rerank_depth", "fixed") != "mlperf" or args.rerank_k != RERANK_K:
+        out.append(f"rerank depth {getattr(args, 'rerank_depth', 'fixed')}, --rerank-k "
+                   f"{args.rerank_k} (MLPerf: max({RERANK_K}, 10 // the round's queries) per "
+                   "query, multi_shot_retrieval.py 1493; --rerank-depth mlperf)")
     if args.no_grade:
         out.append("no document grading (MLPerf: every retrieved page graded)")
     if getattr(args, "sampling", "ours") != "mlperf":

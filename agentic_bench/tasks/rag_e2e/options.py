@@ -91,6 +91,10 @@ class RagE2eOptions(OptionsModel):
                              help="chunks retrieved per query (10)")
     rerank_k: int = option(3, metavar="K", group=PIPELINE,
                            help="chunks kept per query after reranking (3)")
+    rerank_depth: Literal["fixed", "mlperf"] = option(
+        "fixed", group=PIPELINE,
+        help="fixed: keep --rerank-k per query; mlperf (set by --mlperf): keep max(--rerank-k, "
+        "--retrieve-k // queries of the round), rerank only a query that found more")
     max_rounds: int = option(5, metavar="N", group=PIPELINE,
                              help="retrieval rounds, multi-hop (5, as MLPerf)")
     max_subqueries: int = option(3, metavar="N", group=PIPELINE,

@@ -173,7 +173,8 @@ def build_pipeline(args: Any, selection: Selection) -> tuple[Any, dict[str, Any]
     generation = (mlperf_generation() if getattr(args, "sampling", "ours") == "mlperf"
                   else GenerationConfig())
     config = RagConfig(max_rounds=args.max_rounds, max_subqueries=args.max_subqueries,
-                       retrieve_k=args.retrieve_k, rerank_k=args.rerank_k, use_bm25=args.bm25,
+                       retrieve_k=args.retrieve_k, rerank_k=args.rerank_k,
+                       rerank_depth=args.rerank_depth, use_bm25=args.bm25,
                        grade=not args.no_grade,
                        grade_concurrency=grade_concurrency(args), generation=generation)
     pipeline = RagPipeline(index, embedder, reranker=reranker, config=config)
@@ -243,6 +244,7 @@ def build_workload(args: Any) -> Workload:
             "flow": args.flow, "index": index_info, "reranker": pipeline.nodes.reranker.name,
             "pipeline": {"max_rounds": cfg.max_rounds, "max_subqueries": cfg.max_subqueries,
                          "retrieve_k": cfg.retrieve_k, "rerank_k": cfg.rerank_k,
+                         "rerank_depth": cfg.rerank_depth,
                          "bm25": cfg.use_bm25, "grade": cfg.grade,
                          "grade_concurrency": cfg.grade_concurrency},
             "roles": {role: {"endpoint": redact_url(spec.url), "model": spec.model}

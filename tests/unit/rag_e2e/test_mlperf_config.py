@@ -132,3 +132,13 @@ def test_the_documented_official_command_has_no_reranker_departure(
     remote = task_args("--mlperf", "--reranker", "remote", "--reranker-url", "http://r/v1/rerank",
                        "--reranker-model", "colbertv2.0")
     assert any(d.startswith("reranker remote colbertv2.0") for d in departures(remote, 824, CORPUS))
+
+
+def test_the_rerank_depth_is_mlperfs_under_the_preset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """multi_shot_retrieval.py 1493: max(3, 10 // the round's queries) per query."""
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    assert task_args("--mlperf").rerank_depth == "mlperf" and task_args().rerank_depth == "fixed"
+    gone = departures(task_args(*OFFICIAL, "--rerank-depth", "fixed"), 824, CORPUS)
+    assert any(d.startswith("rerank depth fixed, --rerank-k 3") for d in gone)
+    gone = departures(task_args(*OFFICIAL, "--rerank-k", "5"), 824, CORPUS)
+    assert any(d.startswith("rerank depth mlperf, --rerank-k 5") for d in gone)

@@ -213,3 +213,50 @@ def test_context_takes_documents_from_every_round(hash_embedder: Any) -> None:
     # round 2's best document is second in the context, ahead of round 1's other findings
     assert result.state["context"][:2] == [per_round[0][0], per_round[1][0]]
     assert len(result.context) == 3
+
+
+class ReversingReranker:
+    """Reverses the retrieval order; counts its calls."""
+
+    name = "reversing"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def arerank(self, query: str, docs: Any, top_k: int) -> list[tuple[int, float]]:
+        return self.rerank(query, docs, top_k)
+
+    def rerank(self, query: str, docs: Any, top_k: int) -> list[tuple[int, float]]:
+        self.calls += 1
+        order = list(reversed(range(len(docs))))[:top_k]
+        return [(i, 1.0 / (1 + n)) for n, i in enumerate(order)]
+
+
+@pytest.mark.parametrize(("decompose", "depth", "keep", "reranked"), [
+    ("1. Ed Wood nationality", "mlperf", 6, False),  # 1 query: 6 // 1 = 6 ≥ hits: no rerank
+    ("1. Scott Derrickson\n2. Ed Wood", "mlperf", 3, True),  # 6 // 2
+    ("1. a\n2. b\n3. c\n4. d", "mlperf", 2, True),  # max(2, 6 // 4 = 1)
+    ("1. Scott Derrickson\n2. Ed Wood", "fixed", 2, True),
+])
+def test_mlperf_rerank_depth(hash_embedder: Any, decompose: str, depth: str, keep: int,
+                             reranked: bool) -> None:
+    """#31 E2E item 2: mlcommons/inference b66003e1 e2e-rag/multi_shot_retrieval.py 1493 keeps
+    max(3, top_k_retriever // n_subqueries) per sub-query (the round's queries, 1485) and
+    reranks a query only when it found more than that (1518); here with retrieve_k 6 and
+    rerank_k 2 in place of 10 and 3."""
+    chat = ScriptedChat(sufficient_at=1, decompose_reply=decompose)
+    chunks = chunk_documents(DOCS)
+    index = FlatIndex(hash_embedder.dim)
+    index.add(hash_embedder.embed_passages([c.passage_text() for c in chunks]),
+              [c.chunk_id for c in chunks])
+    reranker = ReversingReranker()
+    cfg = RagConfig(retrieve_k=6, rerank_k=2, rerank_depth=depth, max_rounds=1)
+    pipeline = RagPipeline(ChunkIndex(index, chunks), hash_embedder, reranker=reranker,
+                           chat=chat, config=cfg)
+    events: list[StageEvent] = []
+    asyncio.run(pipeline.arun(QUESTION, on_stage=events.append))
+    rerank = next(e for e in events if e.stage == "rerank")
+    assert rerank.info["keep_per_query"] == keep
+    assert (reranker.calls > 0) is reranked
+    if not reranked:  # the retrieval order, whole
+        assert rerank.info["kept"] == rerank.info["candidates"]
