@@ -34,6 +34,7 @@ from agentic_bench.contracts import (
     SessionTicket,
 )
 from agentic_bench.load.clock import LaneClock, sleep_or_stop
+from agentic_bench.load.runner import RunStats
 from agentic_bench.synthesis.marker import cache_bust_marker
 from agentic_bench.trace.conversations import timed
 from agentic_bench.trace.model import Session
@@ -56,14 +57,9 @@ class LaneSpec:
 
 
 @dataclass
-class LaneStats:
-    issued: int = 0
-    completed: int = 0
-    cancelled: int = 0
-    errors: int = 0
-    stop_reason: str = "done"
-    t_start_ns: int = 0
-    t_end_ns: int = 0
+class LaneStats(RunStats):
+    """A lane run's counts (:class:`RunStats`) and what only lanes have."""
+
     warmup_s: float = 0.0
     warmup_requests: int = 0
     busy_ns: list[int] = field(default_factory=list)

@@ -176,14 +176,18 @@ def test_a_failed_request_is_a_completed_empty_reply_as_mlperf_scores_it() -> No
     counts in total_samples (335) for the 995 gate. A cancelled request never completes."""
     from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy
 
-    ns = args(samples=None, quick=True, accuracy_target=None)
-    workload = build_workload(ns)
-    records: list[dict[str, Any]] = []
-    ctx = ExecContext(FailingTransport("error"), records.append, perf_counter_ns(),
-                      ReplayOptions(model="m"))
-    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=None),
-                        workload.source, workload.make_executor(ctx))
-    asyncio.run(runner.run())
+    workload = build_workload(args(samples=None, quick=True, accuracy_target=None))
+
+    def sample_records(status: str) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        ctx = ExecContext(FailingTransport(status), records.append, perf_counter_ns(),
+                          ReplayOptions(model="m"))
+        runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=None),
+                            workload.source, workload.make_executor(ctx))
+        asyncio.run(runner.run())
+        return records
+
+    records = sample_records("error")
     samples = [r for r in records if r.get("type") == "sample"]
     assert samples and all(r["completed"] and not r["answered"] for r in samples)
     irrelevance = [r for r in samples if r["subset"] in ("irrelevance", "live_irrelevance")]
@@ -196,13 +200,7 @@ def test_a_failed_request_is_a_completed_empty_reply_as_mlperf_scores_it() -> No
     rows = {g["name"]: g for g in acc["gates"]}
     assert rows["bfcl_completed_samples"]["value"] == len(samples)
     # cancelled (an interrupt): no COMPLETE in the reference either — not completed, scores 0
-    records.clear()
-    ctx = ExecContext(FailingTransport("cancelled"), records.append, perf_counter_ns(),
-                      ReplayOptions(model="m"))
-    runner = LoadRunner(LoadSpec(scenario="concurrency", concurrency=8, sessions=None),
-                        workload.source, workload.make_executor(ctx))
-    asyncio.run(runner.run())
-    cancelled = [r for r in records if r.get("type") == "sample"]
+    cancelled = [r for r in sample_records("cancelled") if r.get("type") == "sample"]
     assert cancelled and not any(r["completed"] or r["bfcl_valid"] for r in cancelled)
 
 
