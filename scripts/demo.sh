@@ -24,7 +24,9 @@ run() {  # name, args...: every step runs; a failed one is reported and fails th
     t0=$(date +%s)
     "$AB" run "$@" --out "$OUT/$name" --quiet
     local rc=$?
-    echo "   exit $rc (0 VALID, 3 INVALID) in $(( $(date +%s) - t0 )) s -> $OUT/$name/report.html"
+    local verdict="failed"
+    case $rc in 0) verdict="VALID" ;; 3) verdict="INVALID" ;; esac
+    echo "   $verdict (exit $rc) in $(( $(date +%s) - t0 )) s -> $OUT/$name/report.html"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
         failed+=("$name (exit $rc)")
     elif [ ! -f "$OUT/$name/summary.json" ]; then

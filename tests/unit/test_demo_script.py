@@ -44,6 +44,8 @@ def test_invalid_results_are_results_not_failures(tmp_path: Path) -> None:
     res = _demo(tmp_path, RC_agentic_edge="3")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Result is : INVALID" in res.stdout
+    # each step's line says its verdict in words (it read "exit 0 (0 VALID, 3 INVALID)")
+    assert "   INVALID (exit 3) in " in res.stdout and "   VALID (exit 0) in " in res.stdout
 
 
 @pytest.mark.parametrize(("env", "reason"), [
