@@ -93,8 +93,6 @@ def cell(value: Any) -> str:
     lists and objects as readable text (never a Python repr)."""
     if value is None:
         return "-"
-    if isinstance(value, Raw):
-        return value
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -134,7 +132,7 @@ def _is_num(v: Any) -> bool:
 
 def kv_table(items: Sequence[tuple[str, Any]], table_id: str = "") -> str:
     tid = f' id="{table_id}"' if table_id else ""
-    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(cell(v))}</td></tr>" for k, v in items)
+    rows = "".join(f"<tr><td>{esc(k)}</td><td>{_td(v)}</td></tr>" for k, v in items)
     return f'<table class="kv"{tid}><tbody>{rows}</tbody></table>'
 
 

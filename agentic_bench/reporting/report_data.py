@@ -219,14 +219,8 @@ def accuracy_groups(acc: dict[str, Any] | None) -> list[tuple[str, list[tuple[st
     entries without one are left out (a question count is no accuracy). Distributions
     (count/mean/p50… dicts: :func:`accuracy_spreads`) and precision/recall/F1 groups
     (:func:`prf_groups`) are not groups of one value: they are shown their own way."""
-    out: list[tuple[str, list[tuple[str, float]]]] = []
-    for path, child in _walk_groups(acc):
-        if _is_spread(child) or _is_prf_group(child):
-            continue
-        rows = [(str(k), v) for k, e in child.items() if (v := _entry_value(e)) is not None]
-        if rows:
-            out.append((path, rows))
-    return out
+    return [(path, [(str(k), v) for k, e in child.items() if (v := _entry_value(e)) is not None])
+            for path, kind, child in _groups(acc) if kind == "values"]
 
 
 def group_metric(acc: dict[str, Any] | None, path: str) -> str:
@@ -248,42 +242,34 @@ def prf_groups(acc: dict[str, Any] | None) -> list[tuple[str, PrfRows]]:
     f1])])."""
     return [(path, [(str(k), [e.get(m) for m in ("precision", "recall", "f1")])
                     for k, e in child.items()])
-            for path, child in _walk_groups(acc) if _is_prf_group(child)]
+            for path, kind, child in _groups(acc) if kind == "prf"]
 
 
 def accuracy_spreads(acc: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
     """Distributions in the accuracy block (LLM calls per question, …): (path, stats)."""
-    out: list[tuple[str, dict[str, Any]]] = []
-
-    def walk(path: str, node: dict[str, Any]) -> None:
-        for key, child in node.items():
-            if isinstance(child, dict) and child:
-                if _is_spread(child):
-                    out.append((f"{path}{key}", child))
-                else:
-                    walk(f"{path}{key}.", child)
-
-    if isinstance(acc, dict):
-        walk("", acc)
-    return out
+    return [(path, child) for path, kind, child in _groups(acc) if kind == "spread"]
 
 
-def _walk_groups(acc: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
-    found: list[tuple[str, dict[str, Any]]] = []
+def _groups(acc: dict[str, Any] | None) -> list[tuple[str, str, dict[str, Any]]]:
+    """(dotted path, kind, dict) of every group in the accuracy block: ``spread`` (a
+    distribution), ``prf`` (precision/recall/F1 entries) or ``values`` (entries with a value);
+    any other dict is walked into."""
+    found: list[tuple[str, str, dict[str, Any]]] = []
 
     def walk(path: str, node: dict[str, Any]) -> None:
         for key, child in node.items():
             if not isinstance(child, dict) or not child:
                 continue
             entries = list(child.values())
-            if _is_spread(child) or (
-                    all(isinstance(e, dict) for e in entries)
-                    or all(is_number(e) or e is None for e in entries)):
-                if _is_spread(child) or _is_prf_group(child) or any(
-                        _entry_value(e) is not None for e in entries):
-                    found.append((f"{path}{key}", child))
-                    continue
-            walk(f"{path}{key}.", child)
+            flat = (all(isinstance(e, dict) for e in entries)
+                    or all(is_number(e) or e is None for e in entries))
+            kind = ("spread" if _is_spread(child) else "prf" if _is_prf_group(child)
+                    else "values" if flat and any(_entry_value(e) is not None for e in entries)
+                    else "")
+            if kind:
+                found.append((f"{path}{key}", kind, child))
+            else:
+                walk(f"{path}{key}.", child)
 
     if isinstance(acc, dict):
         walk("", acc)

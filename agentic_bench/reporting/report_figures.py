@@ -22,7 +22,7 @@ from agentic_bench.reporting.plots import (
     stacked_hbar_chart,
     vbar_chart,
 )
-from agentic_bench.reporting.svg_axes import fmt_num
+from agentic_bench.reporting.svg_axes import fmt_num, fmt_pct
 
 Record = dict[str, Any]
 CDF_REFS = (0.5, 0.9, 0.99)
@@ -81,9 +81,6 @@ def per_turn_figure(records: Sequence[Record]) -> str:
     return figure("plot-turn-by-index", title, svg, note + (" …" if len(rows) > 30 else ""))
 
 
-def _pct(value: Any) -> str:
-    return f"{value * 100:.1f}%" if rd.is_number(value) else "-"
-
 
 def prefix_cache_figure(summary: dict[str, Any]) -> str:
     """Server-reported prefix-cache hit rate by the request's position in its session, with
@@ -104,8 +101,8 @@ def prefix_cache_figure(summary: dict[str, Any]) -> str:
                      y_label="cached / prompt tokens", y_range=(0.0, 1.0), percent_y=True,
                      x_from_zero=True, markers=True,
                      hlines=[ceiling] if ceiling is not None else [])
-    note = (f"run hit rate {_pct(block.get('hit_rate'))}; "
-            + (f"dashed: the trace's reuse ceiling {_pct(ceiling)} (characters)"
+    note = (f"run hit rate {fmt_pct(block.get('hit_rate'))}; "
+            + (f"dashed: the trace's reuse ceiling {fmt_pct(ceiling)} (characters)"
                if ceiling is not None else "no ceiling (not a trace replay)"))
     return figure("plot-prefix-cache", title, svg, note)
 

@@ -7,6 +7,7 @@ from typing import Any
 from agentic_bench.metrics.declarations import FIGURE_BY_LABEL, latency_metrics, shown_figure
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
+from agentic_bench.reporting.svg_axes import fmt_pct
 from agentic_bench.reporting.trees_text import lanes_line, tree_lines
 
 
@@ -123,8 +124,8 @@ def _fanout_lines(block: dict[str, Any] | None) -> list[str]:
 def _prefix_cache_lines(block: dict[str, Any] | None,
                         ceiling: dict[str, Any] | None = None) -> list[str]:
     limit = ([f"Prefix reuse ceiling (the trace, one pass, characters): "
-              f"{_pct(ceiling.get('ratio'))} of request text, "
-              f"{_pct(ceiling.get('within_session'))} within sessions"]
+              f"{fmt_pct(ceiling.get('ratio'))} of request text, "
+              f"{fmt_pct(ceiling.get('within_session'))} within sessions"]
              if ceiling and ceiling.get("ratio") is not None else [])
     if not block:
         return limit
@@ -135,16 +136,13 @@ def _prefix_cache_lines(block: dict[str, Any] | None,
             / sum(r["requests"] for r in later)) if later else None
     paired = [r for r in curve if r.get("ceiling") is not None and r["hit_rate"] is not None]
     versus = (["Prefix cache vs ceiling by request position: " + ", ".join(
-        f"{r['position']}: {_pct(r['hit_rate'])} / {_pct(r['ceiling'])}" for r in paired[:6])
+        f"{r['position']}: {fmt_pct(r['hit_rate'])} / {fmt_pct(r['ceiling'])}" for r in paired[:6])
         + (" ..." if len(paired) > 6 else "")] if paired else [])
     return [f"Prefix cache: {_fmt(block['cached_tokens'])} of {_fmt(block['prompt_tokens'])} "
-            f"prompt tokens served from cache ({_pct(block['hit_rate'])}; first request of a "
-            f"session {_pct(first)}, later ones {_pct(rest)}; "
+            f"prompt tokens served from cache ({fmt_pct(block['hit_rate'])}; first request of a "
+            f"session {fmt_pct(first)}, later ones {fmt_pct(rest)}; "
             f"{block['requests_reporting']} requests reported it)", *limit, *versus]
 
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
 
 
 def _role_lines(roles: dict[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
@@ -28,6 +29,13 @@ def c(v: float) -> str:
     """One SVG coordinate: 0.1 px resolution, no trailing zeros."""
     s = f"{v:.1f}"
     return s[:-2] if s.endswith(".0") else s
+
+
+def fmt_pct(v: Any) -> str:
+    """A fraction as a percentage, one decimal ("57.1%"); "-" for anything not a number."""
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        return "-"
+    return f"{v:.1%}"
 
 
 def fmt_num(v: float | None, step: float | None = None) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.reporting.html_template import figure, page, section, table
+from agentic_bench.reporting.html_template import Raw, figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
+from agentic_bench.reporting.svg_axes import esc
 
 WIDE = 1100  # drawing width of a full-width plot (its text stays the size of the others')
 
@@ -92,8 +93,8 @@ def render_sweep(sweep: dict[str, Any]) -> str:
             "plot-search-fraction", "sessions meeting every SLO / sessions, per load probed",
             line_chart(series, label="goodput fraction", x_label=key, y_label="fraction",
                        markers=True, width=WIDE)), "wide") + body
-    head = f'<p class="headline" id="sweep-headline"><b>{_esc(_headline(sweep))}</b></p>'
-    return page(f"agentic-bench {title.lower()}", f"<h1>{_esc(title)}</h1>{head}{body}")
+    head = f'<p class="headline" id="sweep-headline"><b>{esc(_headline(sweep))}</b></p>'
+    return page(f"agentic-bench {title.lower()}", f"<h1>{esc(title)}</h1>{head}{body}")
 
 
 def _slo_lines(sweep: dict[str, Any]) -> list[tuple[str, float]]:
@@ -103,24 +104,14 @@ def _slo_lines(sweep: dict[str, Any]) -> list[tuple[str, float]]:
             for key in ("ttft_p99_ms", "request_p99_ms") if isinstance(slos.get(key), int | float)]
 
 
-def _esc(text: str) -> str:
-    from agentic_bench.reporting.svg_axes import esc
-
-    return esc(text)
-
-
 def _link(point: dict[str, Any]) -> Any:
     """The point's value, linking to its own report (the run folder beside sweep.html)."""
-    from agentic_bench.reporting.html_template import Raw
-
     out = point.get("out_dir")
     value = point.get("concurrency", point.get("rate"))
     if not out:
         return value
-    from pathlib import Path
-
     href = f"{Path(str(out)).name}/report.html"
-    return Raw(f'<a href="{_esc(href)}">{_esc(format(value, "g"))}</a>')
+    return Raw(f'<a href="{esc(href)}">{esc(format(value, "g"))}</a>')
 
 
 def _agentx_view(key: str, points: list[dict[str, Any]]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from agentic_bench.reporting.html_template import figure, kv_table, section, table
 from agentic_bench.reporting.plots import no_data, stacked_hbar_chart
+from agentic_bench.reporting.svg_axes import fmt_pct
 
 MAX_TREES = 15
 SEGMENTS = ("own requests", "waits (tools, user)", "waiting for subagents")
@@ -48,8 +49,8 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
         ("GPUs (--gpus)", block["gpus"]),
         ("full-response ITL p50 / p90 (ms)", f"{_n(itl.get('p50'))} / {_n(itl.get('p90'))}"),
         ("P90 interactivity (tok/s/user)", inter.get("p90")),
-        ("theoretical prefix hit", _pct(hit["theoretical"])),
-        ("observed prefix hit (server)", _pct(hit["observed"])),
+        ("theoretical prefix hit", fmt_pct(hit["theoretical"])),
+        ("observed prefix hit (server)", fmt_pct(hit["observed"])),
         ("prompts exactly the recorded size", f"{pt['synthesized_exact']} / {pt['requests']}"),
         ("replies shorter than recorded",
          f"{block['replies']['shorter_than_recorded']} / {block['replies']['of']}"),
@@ -66,7 +67,7 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
                                    f"{trees['subagents']['count']}"),
         ("join wait p50 / max (ms)", f"{_n(trees['join_wait_ms'].get('p50'))} / "
                                      f"{_n(trees['join_wait_ms'].get('max'))}"),
-        ("lanes / occupancy", f"{lanes.get('lanes', '-')} / {_pct(lanes.get('occupancy'))}"),
+        ("lanes / occupancy", f"{lanes.get('lanes', '-')} / {fmt_pct(lanes.get('occupancy'))}"),
         ("lanes never filled / found no tree left",
          f"{lanes.get('unfilled', '-')} / {lanes.get('starved', '-')}"),
     ], "table-trees")
@@ -88,9 +89,6 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
     return section("section-trees", "Agent trees (AgentX)",
                    f'<div class="cols">{figures}{view}</div>{notes}{plot}')
 
-
-def _pct(value: Any) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
 
 
 def _n(value: Any, digits: int = 1) -> str:

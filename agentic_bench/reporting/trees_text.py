@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_bench.reporting.svg_axes import fmt_pct
+
 
 def _n(value: Any, digits: int = 1, unit: str = "") -> str:
     if value is None:
@@ -13,9 +15,6 @@ def _n(value: Any, digits: int = 1, unit: str = "") -> str:
         return f"{value:,.{digits}f}{unit}"
     return f"{value:,}{unit}"
 
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
 
 
 def lanes_line(config: dict[str, Any]) -> str | None:
@@ -58,8 +57,8 @@ def tree_lines(summary: dict[str, Any]) -> list[str]:
                  f"  p99 {_n(itl.get('p99'), 2)}; interactivity (1000/ITL) p50 "
                  f"{_n(inter.get('p50'))}  p90 {_n(inter.get('p90'))} tok/s/user")
     hit = block["prefix_hit"]
-    lines.append(f"Prefix hit: theoretical {_pct(hit['theoretical'])} (one unbounded cache per "
-                 f"tree), observed {_pct(hit['observed'])}"
+    lines.append(f"Prefix hit: theoretical {fmt_pct(hit['theoretical'])} (one unbounded cache per "
+                 f"tree), observed {fmt_pct(hit['observed'])}"
                  + ("" if hit["observed"] is not None else " (the server reports no cached "
                     "tokens)"))
     pt = block["prompt_tokens"]
@@ -73,7 +72,7 @@ def tree_lines(summary: dict[str, Any]) -> list[str]:
                                if replies["shorter_than_recorded"] else ""))
     over = block["context_overflow"]
     lines.append(f"Overflows : {over['count']}/{over['responses']} responses "
-                 f"({_pct(over['rate'])}) hit the model's context")
+                 f"({fmt_pct(over['rate'])}) hit the model's context")
     trees = block["trees"]
     done = trees["completion_ms"]
     lines.append(f"Trees     : {trees['started']} started ({trees['mid_trajectory']} "
@@ -88,7 +87,7 @@ def tree_lines(summary: dict[str, Any]) -> list[str]:
                  f"{_n(wait.get('max'))} ms")
     lanes = trees.get("lanes")
     if lanes:
-        lines.append(f"Lanes     : {lanes['lanes']} lanes, occupancy {_pct(lanes['occupancy'])},"
+        lines.append(f"Lanes     : {lanes['lanes']} lanes, occupancy {fmt_pct(lanes['occupancy'])},"
                      f" {lanes['trees_started']} trees drawn ({lanes['wrapped']} replays), "
                      f"{lanes['unfilled']} never filled, {lanes['starved']} found no tree "
                      "left; "
