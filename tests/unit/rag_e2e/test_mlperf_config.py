@@ -54,15 +54,26 @@ def test_without_loadgen_the_scheduler_is_a_departure(monkeypatch: pytest.Monkey
                for d in departures(args, 824, CORPUS))
 
 
-def test_the_official_configuration_has_no_departure(monkeypatch: pytest.MonkeyPatch) -> None:
+KNOWN = [mlperf_config.PROMPTS, *mlperf_config.FLOW]  # named until the flow is rebuilt (#31)
+
+
+def test_the_official_configuration_departs_only_where_the_flow_is_not_yet_rebuilt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The official command's only departures are the known differences of our multi-hop flow
+    from multi_shot_retrieval.py (each cited there) and our own prompt wording; while they
+    remain no run reads "MLPerf v6.1 E2E-RAG" and the configuration gate fails."""
     monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
     block = mlperf_block(task_args(*OFFICIAL), 824, CORPUS)
-    assert block["departures"] == [] and block["configuration"] == "MLPerf v6.1 E2E-RAG"
+    assert block["departures"] == KNOWN and block["configuration"] == "not MLPerf v6.1 E2E-RAG"
+    import re
+
+    assert all(re.search(r"\d{3,4}-\d{3,4}\)$", d) for d in mlperf_config.FLOW)  # lines cited
     assert block["result_unit"] == "Tasks/s" and block["requested"] is True
     assert configuration_gate(block) == {
-        "name": "mlperf_configuration", "value": 0, "limit": 0, "op": "==", "ok": True,
-        "rule": configuration_gate(block)["rule"]}
-    assert any("own wording" in n for n in block["notes"])
+        "name": "mlperf_configuration", "value": len(KNOWN), "limit": 0, "op": "==",
+        "ok": False, "rule": configuration_gate(block)["rule"]}
+    single = departures(task_args(*OFFICIAL, "--flow", "single-shot"), 824, CORPUS)
+    assert mlperf_config.PROMPTS in single and not set(mlperf_config.FLOW) & set(single)
 
 
 @pytest.mark.parametrize(("extra", "questions", "corpus", "expected"), [
@@ -86,7 +97,8 @@ def test_the_official_configuration_has_no_departure(monkeypatch: pytest.MonkeyP
 def test_each_departure_is_named(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...],
                                  questions: int, corpus: dict[str, Any], expected: str) -> None:
     monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
-    gone = departures(task_args(*OFFICIAL, *extra), questions, corpus)
+    gone = [d for d in departures(task_args(*OFFICIAL, *extra), questions, corpus)
+            if d not in KNOWN]
     assert len(gone) == 1 and expected in gone[0], gone
 
 
