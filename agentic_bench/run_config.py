@@ -64,6 +64,8 @@ class RunConfig:
             "salt": bool(self.options.salt), "slos": self.slos,
             "retries": self.options.retries,
             # only when set: a resume of a run made before the option keeps its identity
+            **({"retry_on": self.options.retry_rule}
+               if self.options.retry_rule != "any" else {}),
             **({"session_headers": list(self.options.session_headers)}
                if self.options.session_headers else {}),
             **({"session_user": True} if self.options.session_user else {}),

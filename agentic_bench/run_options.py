@@ -68,6 +68,7 @@ class ReplayOptions:
     live_max_steps: int = 25
     salt: str | None = None
     retries: int = 0
+    retry_rule: str = "any"  # --retry-on: which failures are retried (replay/timed_call.py)
     session_headers: tuple[str, ...] = ()  # each session's id in these HTTP headers
     session_user: bool = False  # and as each request body's OpenAI ``user`` field
     parent_session_headers: tuple[str, ...] = ()  # a subagent's parent session id in these

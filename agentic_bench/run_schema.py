@@ -53,6 +53,11 @@ class CommonOptions(OptionsModel):
                                     help="per-request timeout in seconds (default 300)")
     retries: int = option(0, metavar="N", group=ENDPOINT,
                           help="retry a failed request up to N times (attempts are recorded)")
+    retry_on: Literal["any", "mlperf"] = option(
+        "any", group=ENDPOINT,
+        help="which failed requests --retries retries: any (at once; default) or mlperf (as "
+        "MLPerf E2E-RAG's reference: timeouts and HTTP 429/502/503/504 only, after "
+        "Retry-After or 1, 2, 4, 8 s)")
     max_tokens: int | None = option(None, metavar="N", group=ENDPOINT, identity=True,
                                     help="max_tokens sent with each call")
     temperature: float | None = option(None, metavar="T", group=ENDPOINT, identity=True,

@@ -6,6 +6,12 @@ Multi-hop (MLPerf E2E-RAG style)::
                    ↑                                   └─ no → next_queries ─┘ (none left → answer)
                    └──────────────────────────────────────────────┘
 
+MLPerf (the reference's own loop, :mod:`rag_pipeline.reference_loop`)::
+
+    queries → retrieve → collect ─ last iteration → end (unanswered)
+       ↑                    └→ grade → sufficiency ─ yes → answer
+       └──────────────────────────────────┘ no
+
 Single-shot: ``retrieve → rerank → answer``. ``retrieve`` is two timed stages (``embed`` the
 queries, then ``retrieve`` = index search, fused with BM25 when enabled). Every stage is reported
 through the per-run ``on_stage`` callback (see :mod:`rag_pipeline.events`); LLM stages attach
@@ -22,10 +28,13 @@ from rag_pipeline.documents import Chunk
 from rag_pipeline.embedders.base import Embedder
 from rag_pipeline.events import StageCallback
 from rag_pipeline.generation import ChatFn
+from rag_pipeline.loop_prompts import PromptSet
 from rag_pipeline.nodes import RagConfig, RagNodes, RagState
+from rag_pipeline.reference_loop import LoopState, ReferenceLoopNodes
 from rag_pipeline.rerank import Reranker
 
-Mode = Literal["multi_hop", "single_shot"]
+Mode = Literal["multi_hop", "single_shot", "mlperf"]
+MODES: tuple[str, ...] = ("multi_hop", "single_shot", "mlperf")
 
 
 @dataclass(slots=True)
@@ -82,12 +91,15 @@ class RagPipeline:
         chat: ChatFn | None = None,
         reranker: Reranker | None = None,
         config: RagConfig | None = None,
+        prompts: PromptSet | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.chat = chat
         self.config = config or RagConfig()
         self.nodes = RagNodes(index, embedder, reranker, self.config)
+        self.loop_nodes = ReferenceLoopNodes(index, embedder, reranker, self.config,
+                                             prompts=prompts)
         self._graphs: dict[str, Any] = {}
 
     def multi_hop_graph(self) -> Any:
@@ -122,6 +134,41 @@ class RagPipeline:
             graph.add_edge("answer", END)
             self._graphs["multi_hop"] = graph.compile()
         return self._graphs["multi_hop"]
+
+    def mlperf_graph(self) -> Any:
+        """The compiled graph of the reference's loop (flow ``mlperf``; built once)."""
+        if "mlperf" not in self._graphs:
+            from langgraph.graph import END, START, StateGraph
+
+            nodes = self.loop_nodes
+            graph = StateGraph(LoopState)
+            graph.add_node("queries", nodes.queries)
+            graph.add_node("retrieve", nodes.retrieve)
+            graph.add_node("collect", nodes.collect)
+            graph.add_node("grade", nodes.grade)
+            graph.add_node("sufficiency", nodes.sufficiency)
+            graph.add_node("answer", nodes.answer)
+            graph.add_edge(START, "queries")
+            graph.add_edge("queries", "retrieve")
+            graph.add_edge("retrieve", "collect")
+            graph.add_conditional_edges("collect", nodes.route_after_collect,
+                                        {"end": END, "grade": "grade"})
+            graph.add_edge("grade", "sufficiency")
+            graph.add_conditional_edges("sufficiency", nodes.route_after_sufficiency,
+                                        {"answer": "answer", "queries": "queries"})
+            graph.add_edge("answer", END)
+            self._graphs["mlperf"] = graph.compile()
+        return self._graphs["mlperf"]
+
+    def graph(self, mode: str) -> Any:
+        """The compiled graph of flow ``mode``."""
+        if mode == "multi_hop":
+            return self.multi_hop_graph()
+        if mode == "single_shot":
+            return self.single_shot_graph()
+        if mode == "mlperf":
+            return self.mlperf_graph()
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
 
     def single_shot_graph(self) -> Any:
         """The compiled single-shot ``StateGraph``: retrieve → rerank → answer."""
@@ -161,13 +208,9 @@ class RagPipeline:
         chat: ChatFn | None = None,
     ) -> RagResult:
         """Answer ``question`` with the ``mode`` flow; ``on_stage`` receives every stage event."""
-        if mode == "multi_hop":
-            graph = self.multi_hop_graph()
-            initial: RagState = {"question": question}
-        elif mode == "single_shot":
-            graph = self.single_shot_graph()
+        graph = self.graph(mode)
+        initial: RagState = {"question": question}
+        if mode == "single_shot":
             initial = {"question": question, "queries": [question], "asked": [question]}
-        else:
-            raise ValueError(f"unknown mode {mode!r}; expected 'multi_hop' or 'single_shot'")
         state: dict[str, Any] = await graph.ainvoke(initial, config=self.run_config(on_stage, chat))
         return RagResult.from_state(question, state, self.index.chunks)

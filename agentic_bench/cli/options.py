@@ -94,7 +94,7 @@ def run_config(args: Any, command: str | None = None) -> Any:
         model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
         overrides=overrides, request_timeout_s=args.request_timeout,
         turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
-        retries=args.retries,
+        retries=args.retries, retry_rule=getattr(args, "retry_on", "any"),
         session_headers=check_names(list(args.session_header)),
         session_user=args.session_user,
         parent_session_headers=tuple(getattr(args, "parent_session_header", ())),

@@ -19,13 +19,39 @@ from agentic_bench.transport.result import ChatResult
 
 RETRYABLE = frozenset({"connect", "timeout", "http_status", "disconnect", "malformed",
                        "incomplete"})
+# --retry-on mlperf: MLPerf E2E-RAG's call_chat_completions (mlcommons/inference b66003e1
+# e2e-rag/multi_shot_retrieval.py 334-465): HTTP 429 waits Retry-After (whole seconds) or
+# 2**attempt s (343-351); 502/503/504 (399-407) and timeouts (422-428) wait 2**attempt s; any
+# other failure is final at once (409-420, 444-457)
+MLPERF_RETRY_STATUS = frozenset({502, 503, 504})
+_sleep = asyncio.sleep  # replaced in tests
+
+
+def retry_wait_s(result: ChatResult, attempt: int, rule: str) -> float | None:
+    """Seconds to wait before the next attempt of a failed call, or ``None``: not retried."""
+    if rule != "mlperf":
+        return 0.0 if result.error_type in RETRYABLE else None
+    if result.http_status == 429:
+        if result.retry_after is None:
+            return float(2 ** attempt)
+        try:  # the reference reads the header with int(); anything else fails the call
+            return float(int(result.retry_after))
+        except ValueError:
+            return None
+    if result.error_type == "timeout" or result.http_status in MLPERF_RETRY_STATUS:
+        return float(2 ** attempt)
+    return None
 
 
 async def timed_chat(
     transport: ChatTransport, body: dict[str, Any], *, timeout_s: float, retries: int,
     sink: Callable[[dict[str, Any]], None], ids: dict[str, Any], t0_ns: int, scheduled_ns: int,
+    retry_rule: str = "any",
 ) -> tuple[ChatResult, dict[str, Any]]:
-    """Run the call; returns the final result and its record (not yet written)."""
+    """Run the call; returns the final result and its record (not yet written).
+
+    ``retries`` more attempts at most; ``retry_rule`` says which failures are retried and after
+    how long (:func:`retry_wait_s`)."""
     attempt = 0
     while True:
         t_issue = perf_counter_ns()
@@ -42,8 +68,13 @@ async def timed_chat(
         rec = {**ids, **llm_record(result, t0_ns, scheduled_ns)}
         if attempt:
             rec["attempt"] = attempt
-        if result.ok or attempt >= retries or result.error_type not in RETRYABLE:
+        wait = None if result.ok else retry_wait_s(result, attempt, retry_rule)
+        if wait is None or attempt >= retries:
+            if wait and retry_rule == "mlperf" and result.http_status == 429:
+                await _sleep(wait)  # the reference waits out a 429 also before giving up (351)
             return result, rec
-        sink({**rec, "status": "retried"})
+        sink({**rec, "status": "retried", **({"retry_wait_s": wait} if wait else {})})
+        if wait:
+            await _sleep(wait)
         attempt += 1
         scheduled_ns = perf_counter_ns()

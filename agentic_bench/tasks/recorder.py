@@ -49,7 +49,8 @@ class SessionRecorder:
         self.turn_llm += 1
         result, rec = await timed_chat(
             self.ctx.transport, body, timeout_s=self.ctx.options.request_timeout_s,
-            retries=self.ctx.options.retries, sink=self.ctx.sink,
+            retries=self.ctx.options.retries, retry_rule=self.ctx.options.retry_rule,
+            sink=self.ctx.sink,
             ids={**self._ids(turn, step), **extra}, t0_ns=self.ctx.t0_ns, scheduled_ns=scheduled)
         if result.ok:
             rec["tool_calls"] = result.tool_calls

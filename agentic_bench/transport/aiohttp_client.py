@@ -111,6 +111,8 @@ class AiohttpChatClient:
                                     headers=headers) as resp:
                 result.t_first_byte_ns = perf_counter_ns()
                 result.http_status = resp.status
+                if resp.status == 429:
+                    result.retry_after = resp.headers.get("Retry-After")
                 if resp.status >= 400:
                     excerpt = (await resp.content.read(600)).decode("utf-8", "replace")
                     result.t_end_ns = perf_counter_ns()

@@ -211,6 +211,8 @@ class RawChatClient:
             result.t_end_ns = conn.pieces[-1][0] if conn.pieces else perf_counter_ns()
             result.t_first_byte_ns = conn.t_head_ns
             result.http_status = conn.status
+            if conn.status == 429:
+                result.retry_after = conn.headers.get("retry-after")
             if conn.status >= 400:
                 excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
                 return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")
@@ -226,6 +228,8 @@ class RawChatClient:
             return result.fail(exc.kind, exc.message)
         result.http_status = conn.status or None
         result.t_first_byte_ns = conn.t_head_ns
+        if conn.status == 429:
+            result.retry_after = conn.headers.get("retry-after")
         if conn.status and conn.status >= 400:
             excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
             return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")

@@ -275,6 +275,15 @@ def test_mlperf_preset_reads_invalid_with_its_departures(sim_factory: Callable[.
     assert not rows["mlperf_configuration"]["ok"] and not rows["rag_judge_accuracy"]["ok"]
     assert rows["mlperf_configuration"]["value"] == len(block["departures"])
     assert summary["result"] == "INVALID"
+    # the reference's loop (#31): decomposition first, at most one grading call per iteration
+    # (4 with MAX_ITERATIONS=5) and every sample with the accuracy run's set-based figure
+    assert summary["workload"]["flow"] == "mlperf"
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    llm = [r for r in records if r.get("type") == "step" and r.get("kind") == "llm"]
+    for session in {r["session_id"] for r in llm}:
+        stages = [r["stage"] for r in llm if r["session_id"] == session]
+        assert stages[0] == "decompose" and 1 <= stages.count("grade") <= 4, stages
+    assert set(summary["accuracy"]["mlperf_set_retrieval"]) == {"precision", "recall", "f1"}
     text = (out / "summary.txt").read_text()
     assert "departs: no judge" in text and "departs: prompts in agentic-bench's own" in text
     if importlib.util.find_spec("mlperf_loadgen") is not None:

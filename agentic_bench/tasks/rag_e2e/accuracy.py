@@ -103,6 +103,10 @@ def rag_accuracy(records: Sequence[dict[str, Any]], headline: str = "f1",
     out["by_category"] = {name: _block(group) for name, group in sorted(by.items())}
     if all("mlperf_retrieval" in s for s in samples):  # records from before it lack it
         out["mlperf_retrieval"] = run_means([s["mlperf_retrieval"] for s in samples])
+    if samples and all("mlperf_set_retrieval" in s for s in samples):  # accuracy_eval.py 262-268
+        out["mlperf_set_retrieval"] = {
+            m: fmean(s["mlperf_set_retrieval"][m] for s in samples)
+            for m in ("precision", "recall", "f1")}
     cache = [s["response_cache"] for s in samples if s.get("response_cache")]
     if cache:
         out["response_cache"] = {"hits": sum(c["hits"] for c in cache),

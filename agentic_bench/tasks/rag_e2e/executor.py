@@ -21,7 +21,11 @@ from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
 from agentic_bench.tasks.rag_e2e.recorded import QuestionResponses, ResponseCache, TraceWriter
-from agentic_bench.tasks.rag_e2e.reference_retrieval import MLPERF_FINAL_DOCS, question_metrics
+from agentic_bench.tasks.rag_e2e.reference_retrieval import (
+    MLPERF_FINAL_DOCS,
+    question_metrics,
+    set_metrics,
+)
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint, RoleTransport, role_of
 from agentic_bench.tasks.rag_e2e.trace_build import question_session
 from agentic_bench.tasks.recorder import SessionRecorder
@@ -38,9 +42,11 @@ class LlmCallFailed(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What the pipeline sees of a chat call: its text."""
+    """What the pipeline sees of a chat call: its text (and reasoning, which MLPerf's loop
+    reads when the text is empty)."""
 
     content: str
+    reasoning: str = ""
 
 
 @dataclass
@@ -89,7 +95,7 @@ def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses |
             recorded = cached.take(messages)
             content = recorded if recorded is not None else content
         log.llm.append(LlmCall(step, stage, start, messages, params, result, content))
-        return Reply(content)
+        return Reply(content, result.reasoning if cached is None else "")
 
     return chat
 
@@ -140,6 +146,8 @@ def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | Non
         # MLPerf's P/R/F1@k,@N and AP over the kept pages, cut as multi_shot_retrieval.py does
         "mlperf_retrieval": question_metrics(question.supporting_titles,
                                              context[:MLPERF_FINAL_DOCS]),
+        "mlperf_set_retrieval": set_metrics(question.supporting_titles,
+                                            context[:MLPERF_FINAL_DOCS]),
         "error": error,
     }
     expected_urls = question.extra.get("expected_urls")
@@ -149,6 +157,7 @@ def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | Non
         urls = _unique([reference_url(c.doc_id) for c in result.context]) if result else []
         rec["expected_urls"], rec["context_urls"] = list(expected_urls), urls
         rec["mlperf_retrieval"] = question_metrics(expected_urls, urls[:MLPERF_FINAL_DOCS])
+        rec["mlperf_set_retrieval"] = set_metrics(expected_urls, urls[:MLPERF_FINAL_DOCS])
     if cached is not None:
         rec["response_cache"] = cached.counts()
     return rec

@@ -31,18 +31,18 @@ class GraphRun:
 
 
 def _initial(question: str, mode: str) -> dict[str, Any]:
-    if mode == "multi_hop":
+    if mode in ("multi_hop", "mlperf"):
         return {"question": question}
     if mode == "single_shot":
         return {"question": question, "queries": [question], "asked": [question]}
-    raise ValueError(f"unknown flow {mode!r}; expected 'multi_hop' or 'single_shot'")
+    raise ValueError(f"unknown flow {mode!r}; expected 'multi_hop', 'single_shot' or 'mlperf'")
 
 
 async def run_graph(pipeline: RagPipeline, question: str, mode: str,
                     on_stage: StageCallback, chat: ChatFn) -> GraphRun:
     """Answer ``question`` with the ``mode`` graph; ``on_stage`` sees every stage event."""
-    graph = pipeline.multi_hop_graph() if mode == "multi_hop" else pipeline.single_shot_graph()
     state: dict[str, Any] = _initial(question, mode)
+    graph = pipeline.graph(mode)
     rounds: dict[int, RoundLog] = {}
     queries: list[str] = list(state.get("queries", []))
     config = pipeline.run_config(on_stage, chat)
@@ -51,12 +51,12 @@ async def run_graph(pipeline: RagPipeline, question: str, mode: str,
             if not isinstance(update, dict):
                 continue
             state.update(update)
-            if node in ("decompose", "next_queries") and "queries" in update:
+            if node in ("decompose", "next_queries", "queries") and "queries" in update:
                 queries = list(update["queries"])
             elif node == "retrieve":
                 number = int(update.get("round", len(rounds) + 1))
                 hits = [[(int(i), float(s)) for i, s in h] for h in update.get("hits", [])]
                 rounds[number] = RoundLog(number, list(queries) or [question], hits)
-            elif node == "rerank" and rounds:
+            elif node in ("rerank", "collect") and rounds:
                 rounds[max(rounds)].reranked = list(update.get("reranked", []))
     return GraphRun(RagResult.from_state(question, state, pipeline.index.chunks), rounds)

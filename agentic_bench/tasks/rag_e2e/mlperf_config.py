@@ -31,6 +31,9 @@ OFFLINE_IN_FLIGHT = 10  # user.conf max_async_queries, reference_mlperf_perf.sh 
 MODELS = {"main": "gpt-oss-120b", "grade": "gpt-oss-20b", "judge": "llama-3.1-8b-instruct"}
 EMBEDDER, RERANKER = "e5-base-v2", "colbertv2"
 RESULT_UNIT = "Tasks/s"
+# call_chat_completions: 5 attempts (max_retries, multi_shot_retrieval.py 284, 334), each with
+# a 120 s timeout (337-341); what is retried and after how long: replay/timed_call.py
+RETRIES, REQUEST_TIMEOUT_S = 4, 120.0
 
 
 def loadgen_available() -> bool:
@@ -44,8 +47,9 @@ def preset_defaults(args: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "sampling": "mlperf", "accuracy_metric": "judge", "max_rounds": MAX_ROUNDS,
         "max_subqueries": MAX_SUBQUERIES, "retrieve_k": RETRIEVE_K, "kind": "hnsw",
-        "flow": "multi-hop", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
+        "flow": "mlperf", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
         "embed_prefixes": "none", "rerank_depth": "mlperf",
+        "retries": RETRIES, "retry_on": "mlperf", "request_timeout": REQUEST_TIMEOUT_S,
     }
     if loadgen_available():
         out["loadgen"] = "mlperf"
@@ -85,15 +89,18 @@ def _pipeline(args: Any) -> list[str]:
                    "efSearch 100)")
     if args.bm25:
         out.append("BM25 fused with dense retrieval (MLPerf: dense only)")
-    if args.flow != "multi-hop":
-        out.append(f"flow {args.flow} (MLPerf: multi-hop)")
+    if args.flow != "mlperf":
+        out.append(f"flow {args.flow}: agentic-bench's own graph, a failed call abandoning its "
+                   "question (MLPerf: the reference's loop, multi_shot_retrieval.py 1181-1612; "
+                   "--flow mlperf)")
     for flag, value, want in (("max-rounds", args.max_rounds, MAX_ROUNDS),
                               ("max-subqueries", args.max_subqueries, MAX_SUBQUERIES),
                               ("retrieve-k", args.retrieve_k, RETRIEVE_K)):
         if value != want:
             out.append(f"--{flag} {value} (MLPerf: {want})")
-    if getattr(args, "rerank_depth", "fixed") != "mlperf" or args.rerank_k != RERANK_K:
-        out.append(f"rerank depth {getattr(args, 'rerank_depth', 'fixed')}, --rerank-k "
+    depth = "mlperf" if args.flow == "mlperf" else getattr(args, "rerank_depth", "fixed")
+    if depth != "mlperf" or args.rerank_k != RERANK_K:
+        out.append(f"rerank depth {depth}, --rerank-k "
                    f"{args.rerank_k} (MLPerf: max({RERANK_K}, 10 // the round's queries) per "
                    "query, multi_shot_retrieval.py 1493; --rerank-depth mlperf)")
     if args.no_grade:
@@ -101,6 +108,14 @@ def _pipeline(args: Any) -> list[str]:
     if getattr(args, "sampling", "ours") != "mlperf":
         out.append("agentic-bench's sampling (MLPerf: temperature 1.0, top_p 1.0, top_k -1, "
                    "reasoning_effort medium, max_tokens 4096 grading / 10240 otherwise)")
+    retries = (getattr(args, "retries", 0), getattr(args, "retry_on", "any"),
+               getattr(args, "request_timeout", None))
+    if retries != (RETRIES, "mlperf", REQUEST_TIMEOUT_S):
+        out.append(f"failed calls: --retries {retries[0]} --retry-on {retries[1]} "
+                   f"--request-timeout {retries[2]:g} (MLPerf: 5 attempts of 120 s, retrying "
+                   "timeouts and HTTP 429/502/503/504 after Retry-After or 1, 2, 4, 8 s; "
+                   f"multi_shot_retrieval.py 334-465; --retries {RETRIES} --retry-on mlperf "
+                   f"--request-timeout {REQUEST_TIMEOUT_S:g})")
     return out
 
 
@@ -141,29 +156,16 @@ def _load(args: Any) -> list[str]:
     return out
 
 
-# Where our multi-hop flow still differs from multi_shot_retrieval.py (b66003e1; issue #31):
-# named in every run until rebuilt, so no run reads "MLPerf v6.1 E2E-RAG" while they remain.
+# Named in every run until --reference-dir reads the reference's own prompts (issue #31).
 PROMPTS = ("prompts in agentic-bench's own wording of each step of the reference flow "
            "(MLPerf: multi_shot_retrieval.py's and accuracy_eval.py's text)")
-FLOW = (
-    "grading: one yes/no call per retrieved chunk (MLPerf: one call per iteration over the "
-    "new pages, de-duplicated by URL; multi_shot_retrieval.py 1313-1333, 1549-1556)",
-    "round limit: 5 graded retrieval rounds, always answering at the limit (MLPerf: 4 graded "
-    "rounds and a sufficiency call at the last iteration; an empty answer when nothing was "
-    "kept; 1371-1390, 1590-1593)",
-    "retrieval metric over the answer context, at most 6 chunks with ungraded ones as fallback "
-    "(MLPerf: at most 10 kept pages in grading order; 1598-1612)",
-    "a failed LLM call: --retries immediate retries, then the question is abandoned (MLPerf: "
-    "up to 5 attempts with backoff, then a per-stage fallback; 334-442)",
-)
 
 
 def departures(args: Any, questions: int,
                corpus: dict[str, Any] | None = None) -> list[str]:
     """Each point where this run departs from MLPerf E2E-RAG's configuration, in words."""
     corpus = corpus or {}
-    flow = [PROMPTS, *FLOW] if args.flow == "multi-hop" else [PROMPTS]
-    return [*_data(args, questions, corpus), *_pipeline(args), *flow, *_roles(args),
+    return [*_data(args, questions, corpus), *_pipeline(args), PROMPTS, *_roles(args),
             *_load(args)]
 
 

