@@ -142,13 +142,28 @@ class CommonOptions(OptionsModel):
     loadgen_conf: Path | None = option(None, metavar="FILE", group=LOADGEN,
                                        help="user.conf-style LoadGen settings (model.scenario.key "
                                        "= value), read over LoadGen's built-in mlperf.conf")
-    loadgen_mode: Literal["performance", "accuracy"] = option(
+    loadgen_mode: Literal["performance", "accuracy", "TEST09"] = option(
         "performance", group=LOADGEN, identity=True,
-        help="performance (default) or accuracy: every sample once, mlperf_log_accuracy.json, "
-        "scored by the benchmark's scorer")
+        help="performance (default); accuracy: every sample once, mlperf_log_accuracy.json, "
+        "scored by the benchmark's scorer; TEST09: the output-length compliance test "
+        "(performance with --loadgen-audit, verify_output_len.txt)")
     loadgen_model: str | None = option(None, metavar="NAME", group=LOADGEN,
                                        help="model key for mlperf.conf/user.conf lookups "
                                        "(default: the benchmark name), e.g. llama2-70b")
+    loadgen_layout: Literal["flat", "submission"] = option(
+        "flat", group=LOADGEN,
+        help="where LoadGen's logs go: flat (the run folder, default) or submission "
+        "(performance/run_1/, accuracy/ or TEST09/ by mode, as MLCommons' submission checker "
+        "reads a scenario folder; a conf asking more queries than the run's samples is cut to "
+        "them); see docs/submission.md")
+    loadgen_audit: Path | None = option(
+        None, metavar="FILE", group=LOADGEN,
+        help="LoadGen audit.config of a compliance test (copied into the run folder, read by "
+        "LoadGen over the settings), e.g. TEST09's with its output-length bounds")
+    loadgen_token_stage: str | None = option(
+        None, metavar="STAGE", group=LOADGEN,
+        help="count only this stage's LLM calls as a query's output tokens for LoadGen "
+        "(default: every call of the session), e.g. generate: rag-e2e's answer")
 
     history: Literal["recorded", "live"] = option(
         "recorded", group=REPLAY, identity=True,

@@ -70,11 +70,15 @@ def run_config(args: Any, command: str | None = None) -> Any:
         require_loadgen()
         loadgen = LoadgenOptions(scenario=args.scenario, mode=args.loadgen_mode,
                                  target_qps=args.target_qps, conf=args.loadgen_conf,
-                                 model=args.loadgen_model).check()
+                                 model=args.loadgen_model, layout=args.loadgen_layout,
+                                 audit=args.loadgen_audit,
+                                 token_stage=args.loadgen_token_stage).check()
     elif (args.scenario == "interactive" or args.target_qps is not None or args.loadgen_conf
-          or args.loadgen_mode != "performance" or args.loadgen_model):
+          or args.loadgen_mode != "performance" or args.loadgen_model
+          or args.loadgen_layout != "flat" or args.loadgen_audit or args.loadgen_token_stage):
         raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
-                          "--loadgen-mode and --loadgen-model need --loadgen mlperf")
+                          "--loadgen-mode, --loadgen-model, --loadgen-layout, --loadgen-audit "
+                          "and --loadgen-token-stage need --loadgen mlperf")
     elif (args.scenario == "single-stream" and args.concurrency not in (None, 1)
           and not args.sweep and not args.search):
         raise ConfigError(f"--concurrency {args.concurrency} does nothing with --scenario "

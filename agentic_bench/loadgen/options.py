@@ -20,7 +20,10 @@ SCENARIO_MAP = {
     "multi-stream": "MultiStream",
     "interactive": "Server",
 }
-MODES = ("performance", "accuracy")
+MODES = ("performance", "accuracy", "TEST09")
+# where LoadGen's logs go: "flat" = the run folder itself; "submission" = as MLCommons' submission
+# checker lays out one LoadGen benchmark inside a scenario folder (docs/submission.md)
+LAYOUTS = ("flat", "submission")
 UNSUPPORTED = {
     "concurrency": "LoadGen has no closed-loop-at-N scenario; use our scheduler (the default)",
     "trace-timed": "LoadGen cannot replay recorded start times; use our scheduler (the default)",
@@ -42,6 +45,9 @@ class LoadgenOptions:
     conf: Path | None = None
     model: str | None = None
     token_latencies: bool = True
+    layout: str = "flat"
+    audit: Path | None = None  # LoadGen's audit.config (a compliance test), e.g. TEST09's
+    token_stage: str | None = None  # count only this stage's LLM calls as the query's tokens
 
     def check(self) -> LoadgenOptions:
         if self.scenario in UNSUPPORTED:
@@ -56,7 +62,23 @@ class LoadgenOptions:
             raise ConfigError(f"--target-qps {self.target_qps}: must be > 0")
         if self.conf is not None and not Path(self.conf).is_file():
             raise ConfigError(f"--loadgen-conf {self.conf}: no such file")
+        if self.layout not in LAYOUTS:
+            raise ConfigError(f"--loadgen-layout {self.layout!r}: expected one of "
+                              f"{', '.join(LAYOUTS)}")
+        if self.audit is not None and not Path(self.audit).is_file():
+            raise ConfigError(f"--loadgen-audit {self.audit}: no such file")
+        if self.mode == "TEST09" and self.audit is None:
+            raise ConfigError("--loadgen-mode TEST09 needs --loadgen-audit FILE (the benchmark's "
+                              "TEST09 audit.config, with test09_min/max_output_tokens)")
         return self
+
+    @property
+    def log_dir(self) -> str:
+        """Where LoadGen's logs go, relative to the run folder ("" = the folder itself)."""
+        if self.layout != "submission":
+            return ""
+        return {"performance": "performance/run_1", "accuracy": "accuracy",
+                "TEST09": "TEST09/performance/run_1"}[self.mode]
 
     @property
     def lg_scenario(self) -> str:
@@ -70,7 +92,9 @@ class LoadgenOptions:
         return {"scenario": self.scenario, "loadgen_scenario": self.lg_scenario,
                 "mode": self.mode, "target_qps": self.target_qps,
                 "conf": str(self.conf) if self.conf else None, "model": self.model,
-                "token_latencies": self.token_latencies}
+                "token_latencies": self.token_latencies, "layout": self.layout,
+                "audit": str(self.audit) if self.audit else None,
+                "token_stage": self.token_stage}
 
 
 def require_loadgen() -> None:

@@ -8,6 +8,7 @@ the caller's asyncio loop, where the endpoint's connections live. The call retur
 from __future__ import annotations
 
 import asyncio
+import math
 import signal
 import sys
 import threading
@@ -21,10 +22,17 @@ from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.loadgen.accuracy import score_accuracy_log
 from agentic_bench.loadgen.compare import compare_latencies
+from agentic_bench.loadgen.conf_files import AUDIT_CONF, USER_CONF, copy_conf
 from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result
 from agentic_bench.loadgen.options import INSTALL_HINT, LoadgenOptions
-from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
+from agentic_bench.loadgen.settings import (
+    SettingsPlan,
+    build_test_settings,
+    plan_settings,
+    settings_snapshot,
+)
 from agentic_bench.loadgen.sut import SessionSut
+from agentic_bench.loadgen.test09 import finish_test09
 from agentic_bench.run_config import RunConfig, Segment
 from agentic_bench.workload import session_executor
 
@@ -54,42 +62,54 @@ async def run_with_loadgen(
     *, t0_ns: int | None = None, options: LoadgenOptions | None = None, lg: Any = None,
     install_signals: bool = True,
 ) -> LoadgenSegment:
-    """Run ``workload`` with LoadGen issuing its sessions; LoadGen's logs go into ``out``."""
+    """Run ``workload`` with LoadGen issuing its sessions; LoadGen's logs go into ``out`` (or,
+    with ``layout="submission"``, into ``out/performance/run_1``, ``out/accuracy`` or
+    ``out/TEST09/performance/run_1`` by mode; the conf used is copied to ``out/user.conf``)."""
     opts = options or getattr(config, "loadgen", None) or LoadgenOptions(
         scenario=config.load.scenario)
     lg = lg or import_loadgen()
     slos = {**workload.default_slos, **config.slos}
     plan = plan_settings(opts, config.load, slos, workload.source.size, workload.name)
+    out.mkdir(parents=True, exist_ok=True)
+    files = _conf_copies(opts, plan, out, workload.source.size)
     ts = build_test_settings(lg, plan)
     t0 = perf_counter_ns() if t0_ns is None else t0_ns
     loop = asyncio.get_running_loop()
     capped = config.load.concurrency if plan.scenario in ("Offline", "Server") else None
     sut = SessionSut(lg, loop, workload.source, sink, t0_ns=t0,
                      token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
-                     keep_records=opts.mode == "accuracy")
+                     keep_records=opts.mode == "accuracy", token_stage=opts.token_stage,
+                     json_payload=opts.mode == "accuracy")
     ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options)
     sut.execute = session_executor(workload, ctx)
-    out.mkdir(parents=True, exist_ok=True)
+    logs = out / opts.log_dir if opts.log_dir else out
+    logs.mkdir(parents=True, exist_ok=True)
     grace = config.load.grace_s
     stop = _Interrupt(sut, grace) if install_signals else None
     t_start = perf_counter_ns()
-    await _start_test(lg, sut, ts, _log_settings(lg, out), workload.source.size, stop)
+    audit = files.get("audit_path")
+    await _start_test(lg, sut, ts, _log_settings(lg, logs), workload.source.size, stop,
+                      None if audit is None else str(audit))
     await sut.drain(grace)
     t_end = perf_counter_ns()
     await ctx.close_extras()
-    trace = out / "mlperf_log_trace.json"  # written (empty) even with tracing off
+    trace = logs / "mlperf_log_trace.json"  # written (empty) even with tracing off
     if trace.is_file() and trace.stat().st_size == 0:
         trace.unlink()
-    result = loadgen_result(out)
+    result = loadgen_result(logs)
     result.update({
-        "options": opts.public(), "conf_model": plan.model,
+        "log_dir": opts.log_dir or ".", "options": opts.public(), "conf_model": plan.model,
         "settings": settings_snapshot(ts),
         "sut": _sut_block(sut),
         "comparison": compare_latencies(sut.queries, result, sut.stats.skipped),
+        **{k: v for k, v in files.items() if k in ("conf", "audit")},
     })
+    if opts.mode == "TEST09" and audit is not None:
+        test_dir = out / "TEST09" if opts.layout == "submission" else out
+        result["test09"] = finish_test09(test_dir, logs, audit)
     accuracy = None
     if opts.mode == "accuracy":
-        accuracy_block = score_accuracy_log(out / ACCURACY_FILE, sut.records, workload.score)
+        accuracy_block = score_accuracy_log(logs / ACCURACY_FILE, sut.records, workload.score)
         result["accuracy"] = accuracy_block
         accuracy = accuracy_block["score"]
     interrupted = stop is not None and stop.hits > 0
@@ -99,6 +119,28 @@ async def run_with_loadgen(
         duration_s=duration_ns / 1e9, stop_reason="interrupted" if interrupted else "done",
         issued=sut.stats.issued, cancelled=sut.stats.cancelled, loadgen=result,
         accuracy=accuracy)
+
+
+def _conf_copies(opts: LoadgenOptions, plan: SettingsPlan, out: Path,
+                 qsl_size: int) -> dict[str, Any]:
+    """Copy the conf (and audit) files into the run folder; LoadGen reads the copies."""
+    fit_to = None
+    if opts.layout == "submission":
+        spq = plan.merged().get("multi_stream_samples_per_query", 1) \
+            if plan.scenario == "MultiStream" else 1
+        fit_to = max(1, math.ceil(qsl_size / spq))
+    found: dict[str, Any] = {}
+    if plan.conf is not None:
+        found["conf"] = copy_conf(Path(plan.conf), out / USER_CONF, model=plan.model,
+                                  scenario=plan.scenario, fit_to=fit_to)
+        plan.conf = out / USER_CONF
+    if opts.audit is not None:
+        folder = out / "TEST09" if opts.mode == "TEST09" and opts.layout == "submission" \
+            else out
+        found["audit"] = copy_conf(Path(opts.audit), folder / AUDIT_CONF, model=plan.model,
+                                   scenario=plan.scenario, fit_to=fit_to)
+        found["audit_path"] = folder / AUDIT_CONF
+    return found
 
 
 def _log_settings(lg: Any, out: Path) -> Any:
@@ -112,7 +154,7 @@ def _log_settings(lg: Any, out: Path) -> Any:
 
 
 async def _start_test(lg: Any, sut: SessionSut, ts: Any, log_settings: Any, qsl_size: int,
-                      stop: _Interrupt | None) -> None:
+                      stop: _Interrupt | None, audit: str | None = None) -> None:
     """Run LoadGen in a (non-daemon) thread and wait for it on the loop."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[None] = loop.create_future()
@@ -126,7 +168,10 @@ async def _start_test(lg: Any, sut: SessionSut, ts: Any, log_settings: Any, qsl_
 
     def target() -> None:
         try:
-            lg.StartTestWithLogSettings(sut_handle, qsl_handle, ts, log_settings)
+            if audit is None:
+                lg.StartTestWithLogSettings(sut_handle, qsl_handle, ts, log_settings)
+            else:  # a compliance test: LoadGen applies the audit file over the settings
+                lg.StartTestWithLogSettings(sut_handle, qsl_handle, ts, log_settings, audit)
         except BaseException as exc:  # reported on the loop below
             outcome["error"] = exc
         try:

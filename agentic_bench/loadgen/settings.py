@@ -133,7 +133,8 @@ def settings_snapshot(ts: Any) -> dict[str, Any]:
     keys = ("min_duration_ms", "max_duration_ms", "min_query_count", "max_query_count",
             "server_target_qps", "offline_expected_qps", "multi_stream_samples_per_query",
             "use_token_latencies", "ttft_latency", "tpot_latency", "server_target_latency_ns",
-            "performance_sample_count_override")
+            "performance_sample_count_override", "qsl_rng_seed", "sample_index_rng_seed",
+            "schedule_rng_seed")
     out = {k: getattr(ts, k) for k in keys}
     out["scenario"] = ts.scenario.name
     out["mode"] = ts.mode.name

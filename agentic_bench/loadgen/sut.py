@@ -8,7 +8,14 @@ LoadGen calls, on the loop thread:
 - the first token of the session's first LLM call → ``FirstTokenComplete`` (in real time when
   the transport offers a chunk hook, else when that call's step record arrives);
 - the ``session`` record (or the executor returning, whichever is first) →
-  ``QuerySamplesComplete`` with the session's output tokens.
+  ``QuerySamplesComplete`` with the session's output tokens (with ``token_stage``: only the
+  LLM calls of that stage, e.g. rag-e2e's answer, as MLPerf's E2E-RAG SUT reports the answer
+  generator's tokens: mlcommons/inference ``e2e-rag/reference_SUT.py`` 257-262, 318-330).
+
+The response data is a small JSON object naming the session in accuracy mode (our scorer reads
+it back); otherwise it is shaped as LLM SUTs shape it, one 4-byte token id (zero) per output
+token, so compliance tests that measure output length from the accuracy log (TEST09) read the
+right length.
 
 Every issued query is completed exactly once, whatever happens to its session (error,
 exception, cancellation), or LoadGen would wait forever.
@@ -60,13 +67,16 @@ class SutStats:
 class SessionSut:
     def __init__(self, lg: Any, loop: asyncio.AbstractEventLoop, source: SessionSource,
                  sink: RecordSink, *, t0_ns: int, token_latencies: bool = True,
-                 max_in_flight: int | None = None, keep_records: bool = False) -> None:
+                 max_in_flight: int | None = None, keep_records: bool = False,
+                 token_stage: str | None = None, json_payload: bool = True) -> None:
         self.lg = lg
         self.loop = loop
         self.source = source
         self.inner_sink = sink
         self.t0_ns = t0_ns
         self.keep_records = keep_records
+        self.token_stage = token_stage
+        self.json_payload = json_payload
         self.records: list[dict[str, Any]] = []
         self.token_latencies = token_latencies
         self.execute: Execute | None = None
@@ -159,7 +169,8 @@ class SessionSut:
         if query is not None:
             rtype = record.get("type")
             if rtype == "step" and record.get("kind") == "llm" and record.get("status") == "ok":
-                query.tokens += int(record.get("output_tokens") or 0)
+                if self.token_stage is None or record.get("stage") == self.token_stage:
+                    query.tokens += int(record.get("output_tokens") or 0)
                 if "t_first_token_ns" in record and query.ttft_ms is None:
                     first_ns = record["t_first_token_ns"] + self.t0_ns
                     query.ttft_ms = (first_ns - query.ticket.scheduled_ns) / 1e6
@@ -190,10 +201,13 @@ class SessionSut:
         if self.token_latencies and tokens < 2:  # LoadGen's TPOT divides by tokens - 1
             self.stats.clamped_tokens += 1
             tokens = 2
-        payload = json.dumps({"session_id": query.ticket.session_id, "qsl_index":
-                              query.qsl_index, "status": query.status,
-                              "output_tokens": query.tokens}).encode()
-        buf = array.array("B", payload)  # alive until LoadGen has copied it (inside the call)
+        if self.json_payload:
+            payload = json.dumps({"session_id": query.ticket.session_id, "qsl_index":
+                                  query.qsl_index, "status": query.status,
+                                  "output_tokens": query.tokens}).encode()
+            buf = array.array("B", payload)  # alive until LoadGen has copied it (in the call)
+        else:  # one int32 token id per output token
+            buf = array.array("B", bytes(4 * query.tokens))
         addr, size = buf.buffer_info()
         self.lg.QuerySamplesComplete([self._response(query.query_id, addr, size, tokens)])
         del buf

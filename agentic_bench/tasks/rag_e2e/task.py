@@ -23,9 +23,11 @@ class RagE2eTask:
     options = RagE2eOptions
 
     def preset_defaults(self, args: Any) -> dict[str, Any]:
+        from agentic_bench.tasks.rag_e2e.loadgen_files import loadgen_preset
         from agentic_bench.tasks.rag_e2e.mlperf_config import preset_defaults
 
-        return preset_defaults(args)
+        preset = preset_defaults(args)
+        return {**preset, **loadgen_preset(args, preset)}
 
     def workload(self, args: Any) -> Workload:
         from agentic_bench.tasks.rag_e2e.rag_workload import build_workload
@@ -35,7 +37,7 @@ class RagE2eTask:
     # agentic-bench report: accuracy recomputed from the records, artifacts written again
     rescore = lazy("agentic_bench.tasks.rag_e2e.accuracy:rescore")
     write_artifacts = lazy(
-        "agentic_bench.tasks.rag_e2e.judge:write_artifacts")
+        "agentic_bench.tasks.rag_e2e.loadgen_files:write_artifacts")
 
 
 task = RagE2eTask()
