@@ -31,6 +31,10 @@ FIELDS: dict[str, frozenset[str]] = {
     "no_docs": frozenset(),
     "no_history": frozenset(),
     "first_feedback": frozenset(),
+    "feedback_empty": frozenset(),
+    "feedback_no_json": frozenset(),
+    "feedback_default": frozenset(),
+    "feedback_error": frozenset({"error"}),
 }
 
 
@@ -54,6 +58,12 @@ class PromptSet:
     no_docs: str
     no_history: str
     first_feedback: str
+    # the feedback line a query call yields on an empty reply, a reply without JSON, JSON
+    # without "feedback", and a failure (msr 877, 895, 900, 914)
+    feedback_empty: str
+    feedback_no_json: str
+    feedback_default: str
+    feedback_error: str
     source: tuple[dict[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -133,4 +143,8 @@ def own_prompts() -> PromptSet:
         no_docs="(none)",
         no_history="(none yet)",
         first_feedback="(first round)",
+        feedback_empty="(the last query reply was empty)",
+        feedback_no_json="(the last query reply held no JSON)",
+        feedback_default="(no notes)",
+        feedback_error="(the last query call failed: {error})",
     )

@@ -127,20 +127,19 @@ def parse_sufficient(text: str, final: bool) -> Any:
     return sufficient if sufficient or not final else True
 
 
-def parse_queries(text: str, question: str) -> tuple[list[Any], str | None]:
+def parse_queries(text: str, question: str, prompts: PromptSet) -> tuple[Any, Any]:
     """``(queries, feedback)`` of a query reply: the question alone on an empty reply, without
-    JSON or when it fails to parse (msr 876-914); feedback ``None`` where ours has no line."""
+    JSON or when it fails to parse, each with its feedback line (msr 876-914)."""
     if not text:
-        return [question], None
+        return [question], prompts.feedback_empty
     try:
         value = json_object(text)
         if value is None:
-            return [question], None
-        queries = value.get("queries", [question])
-        feedback = value.get("feedback")
-    except Exception:
-        return [question], None
-    return queries, feedback
+            return [question], prompts.feedback_no_json
+        return (value.get("queries", [question]),
+                value.get("feedback", prompts.feedback_default))
+    except Exception as exc:
+        return [question], prompts.feedback_error.format(error=exc)
 
 
 class ReferenceLoopNodes(RagNodes):
@@ -165,7 +164,7 @@ class ReferenceLoopNodes(RagNodes):
         try:
             reply = await chat([{"role": "user", "content": prompt}], params)
         except Exception as exc:  # the reference catches every failure and falls back
-            details["failed"] = f"{type(exc).__name__}: {exc}"[:300]
+            details["failed"], details["failed_type"] = str(exc)[:300], type(exc).__name__
             return None
         details["replies"] = [reply]
         return reply_text(reply)
@@ -183,7 +182,10 @@ class ReferenceLoopNodes(RagNodes):
         info = {"round": state.get("round", 0), "kind": kind, "iteration": iteration}
         with timed_stage("decompose", _callback(config), info) as details:
             text = await self._ask(config, prompt, cfg.generation.max_tokens_decompose, details)
-            queries, feedback = parse_queries(text or "", question)
+            if text is None:
+                queries, feedback = [question], p.feedback_error.format(error=details["failed"])
+            else:
+                queries, feedback = parse_queries(text, question, p)
             if not isinstance(queries, list) or not queries:  # msr 1474-1477
                 queries = [question]
             queries = [q if isinstance(q, str) else json.dumps(q) for q in queries]

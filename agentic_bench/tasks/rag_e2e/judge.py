@@ -75,10 +75,12 @@ class JudgeConfig:
     concurrency: int = 4
     timeout_s: float = 60.0  # mlcommons/inference b66003e1 e2e-rag/accuracy_eval.py 97
     max_tokens: int = MAX_TOKENS
+    template: str | None = None  # the reference's JUDGE_PROMPT (--reference-dir); ours if None
 
 
-def judge_messages(question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": JUDGE_PROMPT.format(
+def judge_messages(question: str, gold: str, prediction: str,
+                   template: str | None = None) -> list[dict[str, str]]:
+    return [{"role": "user", "content": (template or JUDGE_PROMPT).format(
         question=question, ground_truth=gold, llm_answer=prediction)}]
 
 
@@ -137,7 +139,7 @@ async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dic
         async def one(i: int, item: dict[str, Any]) -> None:
             body = {"model": model, "temperature": 0, "max_tokens": cfg.max_tokens,
                     "messages": judge_messages(item["question"], item["gold"],
-                                               item["prediction"])}
+                                               item["prediction"], cfg.template)}
             async with limiter:
                 result = await client.chat(body, cfg.timeout_s)
             if not result.ok:

@@ -156,16 +156,18 @@ def _load(args: Any) -> list[str]:
     return out
 
 
-# Named in every run until --reference-dir reads the reference's own prompts (issue #31).
+# Named in every run that does not read the reference's own prompts (--reference-dir).
 PROMPTS = ("prompts in agentic-bench's own wording of each step of the reference flow "
-           "(MLPerf: multi_shot_retrieval.py's and accuracy_eval.py's text)")
+           "(MLPerf: multi_shot_retrieval.py's and accuracy_eval.py's text; --reference-dir "
+           "DIR reads them from a checkout of mlcommons/inference)")
 
 
 def departures(args: Any, questions: int,
                corpus: dict[str, Any] | None = None) -> list[str]:
     """Each point where this run departs from MLPerf E2E-RAG's configuration, in words."""
     corpus = corpus or {}
-    return [*_data(args, questions, corpus), *_pipeline(args), PROMPTS, *_roles(args),
+    prompts = [] if getattr(args, "reference_dir", None) else [PROMPTS]
+    return [*_data(args, questions, corpus), *_pipeline(args), *prompts, *_roles(args),
             *_load(args)]
 
 

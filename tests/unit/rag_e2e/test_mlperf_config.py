@@ -80,6 +80,16 @@ def test_the_official_configuration_departs_only_in_prompt_wording(
             "(MLPerf: the reference's loop, multi_shot_retrieval.py 1181-1612; --flow mlperf)"]
 
 
+def test_with_the_reference_prompts_the_official_command_departs_nowhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--reference-dir reads multi_shot_retrieval.py's and accuracy_eval.py's own prompt texts
+    (test_reference_prompts.py): the last departure goes and the gate passes."""
+    monkeypatch.setattr(mlperf_config, "loadgen_available", lambda: True)
+    block = mlperf_block(task_args(*OFFICIAL, "--reference-dir", "/src/inference"), 824, CORPUS)
+    assert block["departures"] == [] and block["configuration"] == "MLPerf v6.1 E2E-RAG"
+    assert configuration_gate(block)["ok"]
+
+
 @pytest.mark.parametrize(("extra", "questions", "corpus", "expected"), [
     ((), 20, CORPUS, "20 questions (MLPerf: all 824)"),
     ((), 824, {**CORPUS, "pages": 40}, "a corpus of 40 pages (MLPerf: 2,515)"),

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from rag_pipeline import Chunk, RagConfig, RagPipeline, StageEvent, current_stage
+from rag_pipeline.loop_prompts import own_prompts
 from rag_pipeline.reference_loop import (
     json_object,
     parse_queries,
@@ -230,9 +231,13 @@ def test_query_replies_history_and_feedback() -> None:
     assert second.count("need the birthplace") == 1
     third = chat.of("decompose")[2]
     assert third.count("need the birthplace") == 1  # the same feedback is not kept twice
-    assert parse_queries("", QUESTION) == ([QUESTION], None)
-    assert parse_queries("plain text", QUESTION) == ([QUESTION], None)
-    assert parse_queries('{"feedback": "x"}', QUESTION) == ([QUESTION], "x")
+    assert "(the last query reply was empty)" in chat.of("decompose")[3]  # 877, then 1427-1429
+    own = own_prompts()
+    assert parse_queries("", QUESTION, own) == ([QUESTION], own.feedback_empty)
+    assert parse_queries("plain text", QUESTION, own) == ([QUESTION], own.feedback_no_json)
+    assert parse_queries('{"feedback": "x"}', QUESTION, own) == ([QUESTION], "x")
+    assert parse_queries('{"queries": []}', QUESTION, own) == ([], own.feedback_default)
+    assert parse_queries('{"queries": [}', QUESTION, own)[1].startswith("(the last query call")
 
 
 def test_failed_calls_take_each_stage_fallback() -> None:
