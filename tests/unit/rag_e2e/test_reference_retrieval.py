@@ -80,3 +80,16 @@ def test_run_mean_counts_missing_keys_as_zero_over_all_questions() -> None:
     assert means["precision@5"] == pytest.approx((0 + 1 / 5) / 2)  # only b has @5
     assert means["precision@N"] == pytest.approx((1 / 5 + 1 / 1) / 2)
     assert run_means([]) == {}
+
+
+def test_the_accuracy_runs_set_figure() -> None:
+    """mlcommons/inference b66003e1 e2e-rag/accuracy_eval.py 129-150: precision, recall and F1
+    of the retrieved set against the expected set; all 0 without expected pages; precision 0
+    when nothing was retrieved; duplicates count once."""
+    from agentic_bench.tasks.rag_e2e.reference_retrieval import set_metrics
+
+    got = set_metrics(["G", "H", "Z"], ["A", "B", "G", "H", "G"])
+    assert got["precision"] == 0.5 and got["recall"] == pytest.approx(2 / 3)
+    assert got["f1"] == pytest.approx(4 / 7)
+    assert set_metrics([], ["A"]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert set_metrics(["A"], []) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
