@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "agentic_bench.cli.new_task_cmd",
     "agentic_bench.cli.rag_cmd",
     "agentic_bench.cli.config_cmd",
+    "agentic_bench.cli.submission_cmd",
 )
 
 EPILOG = """\
