@@ -213,6 +213,9 @@ class LlamaServer:
         self._sysinfo: str | None = None
         self._sha256: str | None = None
         self.restarts: list[dict[str, Any]] = []  # one entry per crash seen by supervise()
+        self.generation = 0  # successful restarts so far
+        # requests that met the dead server and waited for its restart (restart_wait.py)
+        self.restart_waits: dict[str, float] = {"requests": 0, "total_ms": 0.0}
         self.max_restarts = 20
         self._life = threading.RLock()  # start/stop/restart of the child, one at a time
         self._stopping = threading.Event()
@@ -442,6 +445,23 @@ class LlamaServer:
                                          name="llama-server-watch", daemon=True)
         self._watcher.start()
 
+    def recover(self, seen_generation: int, timeout_s: float) -> bool:
+        """Called when a request found the port closed: ``True`` once a server newer than
+        ``seen_generation`` is up (restarted here, or by the watcher while this waited at most
+        ``timeout_s``); ``False`` when the server is alive (the refusal was something else),
+        stopping, unsupervised, or could not be restarted."""
+        if self._watcher is None or not self._life.acquire(timeout=timeout_s):
+            return False
+        try:
+            if self.generation > seen_generation:
+                return True
+            proc = self._proc
+            if self._stopping.is_set() or proc is None or proc.poll() is None:
+                return False
+            return self._restart_after(proc)
+        finally:
+            self._life.release()
+
     def _watch(self, interval_s: float) -> None:
         while not self._stopping.wait(interval_s):
             with self._life:
@@ -473,6 +493,8 @@ class LlamaServer:
             print(f"embedded server died ({what}); {event['error']}", file=sys.stderr)
             return False
         event["restart_s"] = round(time.perf_counter() - t0, 3)
+        event["pid"] = self.pid
+        self.generation += 1
         print(f"embedded server died ({what}); restarted on port {self.port} in "
               f"{event['restart_s']:.1f} s — requests it was serving are error records "
               "(--resume DIR --retry-errors asks them again)", file=sys.stderr)
@@ -554,6 +576,7 @@ class LlamaServer:
             "pid": self.pid,
             "start_seconds": self.start_seconds,
             "restarts": self.restarts,  # the live list: crashes seen until the run ends
+            "restart_waits": self.restart_waits,  # live too
             "flags": {
                 "host": self.host,
                 "port": self.port,

@@ -96,11 +96,16 @@ async def open_endpoint(
         client = make_chat_client(url, api_key if server is None else None,
                                   max_connections=max_connections, timeout_s=request_timeout_s,
                                   api_key_header=api_key_header)
+        transport: ChatTransport = client
+        if server is not None:  # a request meeting a crashed server waits for its restart
+            from agentic_bench.endpoint.restart_wait import RestartWaitingClient
+
+            transport = RestartWaitingClient(client, server, server.start_timeout_s + 60)
         try:
             chosen = await preflight(client, model)
             await client.warm_up(warm_connections)
             info = server.info() if server is not None else {}
-            yield Endpoint(client, chosen, redact_url(url), "embedded" if server else "url",
+            yield Endpoint(transport, chosen, redact_url(url), "embedded" if server else "url",
                            info, target=url)
         finally:
             await client.aclose()

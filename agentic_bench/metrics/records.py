@@ -54,6 +54,8 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int) -> dict[str, A
         rec["tpot_ms"] = (result.t_end_ns - result.t_first_token_ns) / NS_PER_MS / (out - 1)
     if result.http_status is not None:
         rec["http_status"] = result.http_status
+    if result.restart_wait_ms is not None:  # not latency: the request was sent after the wait
+        rec["restart_wait_ms"] = result.restart_wait_ms
     if result.status != "ok":
         rec["error_type"] = result.error_type
         rec["error"] = result.error

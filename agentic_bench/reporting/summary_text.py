@@ -40,13 +40,16 @@ def _exact(value: Any) -> str:
     return _fmt(value)
 
 
-def _restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
+def _restart_lines(restarts: list[dict[str, Any]],
+                   waits: dict[str, Any] | None = None) -> list[str]:
     if not restarts:
         return []
     causes = ", ".join(sorted({r.get("signal") or f"exit {r.get('exit_code')}" for r in restarts}))
     failed = [r["error"] for r in restarts if r.get("error")]
+    waited = (f"; {waits['requests']} requests waited {waits['total_ms'] / 1000:.1f} s for it "
+              "(not counted as latency)" if waits and waits.get("requests") else "")
     return [f"Restarts  : the embedded server died {len(restarts)}x ({causes}) and was restarted"
-            + (f"; {failed[-1]}" if failed else "")]
+            + (f"; {failed[-1]}" if failed else "") + waited]
 
 
 def _mlperf_lines(block: dict[str, Any] | None, loadgen: Any = None) -> list[str]:
@@ -230,7 +233,8 @@ def render_text(summary: dict[str, Any]) -> str:
             f"{k} {v}" for k, v in c["errors_by_type"].items()) + ")"
             if c["errors_by_type"] else ""),
         *_load_lines(summary.get("load")),
-        *_restart_lines(summary.get("endpoint", {}).get("restarts") or []),
+        *_restart_lines(summary.get("endpoint", {}).get("restarts") or [],
+                        summary.get("endpoint", {}).get("restart_waits")),
         "",
     ]
     stages = summary.get("stages_ms") or {}

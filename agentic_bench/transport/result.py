@@ -50,6 +50,7 @@ class ChatResult:
     error: str | None = None
     http_status: int | None = None
     retry_after: str | None = None  # the Retry-After header of a 429 reply, as sent
+    restart_wait_ms: float | None = None  # waited for the embedded server's restart first
     t_sent_ns: int = 0
     t_first_byte_ns: int | None = None
     t_first_token_ns: int | None = None

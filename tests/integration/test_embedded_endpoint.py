@@ -285,3 +285,52 @@ def test_a_run_without_endpoint_says_it_starts_the_bundled_model(tmp_path: Path)
     assert res.returncode in (0, 3), res.stderr
     assert "starting the embedded llama.cpp server" in res.stderr
     assert "pass --endpoint URL" in res.stderr and (out / "server.log").stat().st_size > 0
+
+
+def _server_child(parent: int) -> int | None:
+    """The pid of the embedded server started by process ``parent`` (its child with --model)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"--model" in cmdline:
+            return int(entry.name)
+    return None
+
+
+def test_a_server_killed_mid_replay_is_restarted_and_the_run_goes_on(tmp_path: Path) -> None:
+    """#34 item 4: SIGKILL the embedded server in the middle of a replay (6 sessions, 2
+    streams). Requests that meet the dead server wait for its restart instead of failing at once;
+    only the requests in flight at the kill fail; the restart is in the summary."""
+    out = tmp_path / "run"
+    cli = subprocess.Popen([sys.executable, "-m", "agentic_bench", "replay",
+                            str(ROOT / "traces" / "sample.jsonl"), "--sessions", "6",
+                            "--scenario", "concurrency", "--concurrency", "2",
+                            "--max-tokens", "24", "--out", str(out), "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 240
+        records = out / "records.jsonl"
+        while not (records.is_file() and '"type":"step"' in records.read_text()):
+            assert cli.poll() is None and time.monotonic() < deadline, cli.communicate()
+            time.sleep(0.05)
+        pid = _server_child(cli.pid)
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        _, err = cli.communicate(timeout=400)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    summary = json.loads((out / "summary.json").read_text())
+    restarts = summary["endpoint"]["restarts"]
+    assert len(restarts) == 1 and restarts[0]["signal"] == "SIGKILL", (restarts, err)
+    assert restarts[0]["pid"] not in (None, pid)
+    counts = summary["counts"]
+    assert counts["errors"] <= 2, counts  # at most the two requests in flight at the kill
+    assert counts["sessions_ok"] >= 4, counts
+    assert "Restarts  : the embedded server died 1x (SIGKILL)" in (out / "summary.txt").read_text()

@@ -50,3 +50,10 @@ def test_accuracy_headline_is_a_percentage_as_everywhere_else() -> None:
     summary = _summary(None)
     summary["accuracy"] = {"headline": 0.046, "metric": "answer token F1 (HotpotQA)"}
     assert "Accuracy  : 4.6% (answer token F1 (HotpotQA))" in render_text(summary)
+
+
+def test_requests_that_waited_for_a_restart_are_counted() -> None:
+    summary = _summary([{"signal": "SIGKILL", "exit_code": -9}])
+    summary["endpoint"]["restart_waits"] = {"requests": 3, "total_ms": 4200.0}  # type: ignore[index]
+    text = render_text(summary)
+    assert "died 1x (SIGKILL) and was restarted; 3 requests waited 4.2 s for it" in text
