@@ -5,7 +5,7 @@ What :func:`loadgen_preset` adds to the ``--mlperf`` preset when LoadGen issues 
 the model key ``e2e-rag-qna`` and ``mlperf_user.conf`` (the values of mlcommons/inference
 b66003e1 ``e2e-rag/user.conf``), so LoadGen also reads its built-in mlperf.conf and the
 official seeds apply (the checker's ``seeds``, ``tools/submission/submission_checker/
-constants.py`` 234-238); the submission layout (``performance/run_1/``, ``accuracy/``,
+constants.py`` 240-244); the submission layout (``performance/run_1/``, ``accuracy/``,
 ``TEST09/``, ``user.conf``); LoadGen's token count = the answer's (stage ``generate``), as the
 reference SUT reports the answer generator's tokens (``e2e-rag/reference_SUT.py`` 257-262,
 318-330); and, for ``--loadgen-mode TEST09``, ``mlperf_test09_audit.config`` (the values of

@@ -235,3 +235,36 @@ def test_comparison_per_session_and_per_multistream_query() -> None:
     multi = compare_latencies(queries, {**result, "query_latency_ms": {"mean": 17.0}}, 2)
     assert multi["latency_ms"]["ours_mean"] == 17.0 and multi["latency_ms"]["count"] == 2
     assert "answered empty" in multi["note"]
+
+
+def test_token_stage_counts_only_the_answer_and_data_is_token_shaped() -> None:
+    """With ``token_stage`` the query's tokens are that stage's (E2E-RAG's SUT reports the
+    answer generator's tokens: mlcommons/inference e2e-rag/reference_SUT.py 257-262, 318-330);
+    outside accuracy mode the response data is one 4-byte token id per token (318-327), which
+    compliance TEST09 measures (compliance/TEST09/run_verification.py 47-69)."""
+    async def main() -> None:
+        lg = FakeLg()
+        sizes: list[int] = []
+        original = lg.QuerySampleResponse
+
+        def response(*args: int) -> Response:
+            sizes.append(args[2])
+            return original(*args)
+
+        lg.QuerySampleResponse = response  # type: ignore[method-assign]
+        sut, _ = make_sut(lg, 1, token_stage="generate", json_payload=False)
+
+        async def execute(ticket: SessionTicket) -> SessionOutcome:
+            sut.sink({**llm_record(ticket, sut.t0_ns, 40), "stage": "decompose"})
+            sut.sink({**llm_record(ticket, sut.t0_ns, 9, first=False), "stage": "generate"})
+            sut.sink({"type": "session", "session_id": ticket.session_id, "status": "ok",
+                      "latency_ms": 1.0})
+            return SessionOutcome(ticket.session_id, "ok", 1, 1, 2, 0)
+
+        sut.execute = execute
+        await issue_from_thread(sut, [Sample(7, 0)])
+        await settle(sut, lg, 1)
+        assert [n for k, _, n in lg.calls if k == "done"] == [9]
+        assert sizes[-1] == 4 * 9
+
+    asyncio.run(main())
