@@ -19,6 +19,7 @@ any departure remains, so such a run reads INVALID with its reasons.
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from typing import Any
 
 MLPERF_NAME = "MLPerf v6.1 E2E-RAG"
@@ -149,6 +150,19 @@ def _load(args: Any) -> list[str]:
         out.append("issued by agentic-bench's scheduler (MLPerf: LoadGen"
                    + ("" if loadgen_available() else "; pip install 'agentic-bench[loadgen]'")
                    + ")")
+    else:
+        from agentic_bench.tasks.rag_e2e.loadgen_files import CONF_MODEL, USER_CONF
+
+        model, conf = getattr(args, "loadgen_model", None), getattr(args, "loadgen_conf", None)
+        if model != CONF_MODEL:
+            out.append(f"LoadGen model key {model or 'the default'} (MLPerf: {CONF_MODEL})")
+        if conf is None or Path(conf).resolve() != USER_CONF:
+            out.append(f"LoadGen settings {conf or 'none'} (MLPerf: e2e-rag/user.conf, "
+                       "bundled as mlperf_user.conf, over LoadGen's mlperf.conf and its seeds)")
+        if getattr(args, "loadgen_layout", "flat") != "submission":
+            out.append("LoadGen logs in the run folder itself (MLPerf: performance/run_1/, "
+                       "accuracy/, TEST09/ as the submission checker reads them; "
+                       "--loadgen-layout submission)")
     if getattr(args, "scenario", None) != "offline":
         out.append(f"scenario {args.scenario} (MLPerf: Offline)")
     elif getattr(args, "concurrency", None) != OFFLINE_IN_FLIGHT:

@@ -18,7 +18,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     make_embedder,
     select,
 )
-from agentic_bench.tasks.rag_e2e.judge import write_artifacts as write_judge_artifacts
+from agentic_bench.tasks.rag_e2e.loadgen_files import write_artifacts as write_judge_artifacts
 from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
 from agentic_bench.tasks.rag_e2e.reference_prompts import ReferencePrompts, read_reference_prompts
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint

@@ -110,6 +110,8 @@ def test_with_the_reference_prompts_the_official_command_departs_nowhere(
     (("--retries", "0"), 824, CORPUS, "failed calls: --retries 0 --retry-on mlperf"),
     (("--retry-on", "any"), 824, CORPUS, "failed calls: --retries 4 --retry-on any"),
     (("--request-timeout", "300"), 824, CORPUS, "--request-timeout 300 (MLPerf: 5 attempts"),
+    (("--loadgen-layout", "flat"), 824, CORPUS, "LoadGen logs in the run folder itself"),
+    (("--loadgen-model", "llama2-70b"), 824, CORPUS, "LoadGen model key llama2-70b"),
 ])
 def test_each_departure_is_named(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...],
                                  questions: int, corpus: dict[str, Any], expected: str) -> None:
