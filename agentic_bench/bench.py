@@ -202,7 +202,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "scenario": asdict(spec),
                 "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                              "model": endpoint.model,
-                             "client": type(endpoint.transport).__name__, **endpoint.info},
+                             "client": getattr(endpoint.transport, "client_name", None)
+                             or type(endpoint.transport).__name__, **endpoint.info},
                 "workload": workload.info,
                 "versions": versions(),
                 "client_cpu_s": time.process_time() - cpu0,

@@ -37,6 +37,11 @@ class RestartWaitingClient:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
+    @property
+    def client_name(self) -> str:
+        """The HTTP client doing the work (what a run's summary names)."""
+        return type(self._inner).__name__
+
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
         generation = self._server.generation
         result: ChatResult = await self._inner.chat(body, timeout_s)

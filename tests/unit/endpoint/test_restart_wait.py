@@ -50,6 +50,7 @@ def test_a_refused_request_waits_for_the_restart_and_is_sent_again() -> None:
     assert llm_record(result, 0, 0)["restart_wait_ms"] == result.restart_wait_ms
     assert server.restart_waits["requests"] == 1
     assert client.base_url == inner.base_url  # everything else is the inner client's
+    assert client.client_name == "FakeClient"
 
 
 def test_no_restart_no_resend_and_other_failures_untouched() -> None:
