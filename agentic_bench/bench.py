@@ -7,6 +7,7 @@ option or endpoint raises a :class:`~agentic_bench.errors.UsageError` and nothin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import os
 import platform
@@ -21,7 +22,7 @@ from typing import Any
 from agentic_bench import __version__
 from agentic_bench.config_file import write_run_config
 from agentic_bench.contracts import ExecContext, RecordSink, Workload
-from agentic_bench.endpoint.resolve import open_endpoint
+from agentic_bench.endpoint.resolve import Endpoint, open_endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.load import gc_policy
 from agentic_bench.load.lanes import LaneRunner, LaneSpec
@@ -36,6 +37,8 @@ from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.run_config import RunConfig, Segment
+from agentic_bench.server_metrics.digest import digest as server_digest
+from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.workload import session_executor
 
@@ -157,31 +160,36 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                            "model": endpoint.model}})
         cpu0 = time.process_time()
         ticks0 = read_ticks()
+        probe = EnergyProbe(local_endpoint=_local(endpoint))
+        probe.begin()
         progress.start()
         try:
-            with gc_policy.measured_phase():  # no full GC pass over kept records
-                seg: Segment
-                if config.loadgen is not None:
-                    from agentic_bench.loadgen.run import run_with_loadgen
+            async with _scraping(config, out, t0):  # --server-metrics scraped meanwhile
+                with gc_policy.measured_phase():  # no full GC pass over kept records
+                    seg: Segment
+                    if config.loadgen is not None:
+                        from agentic_bench.loadgen.run import run_with_loadgen
 
-                    seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
-                elif lanes is not None:
-                    seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0, sink,
-                                          resumed.done, early)
-                elif config.workers > 1 or config.ray_address:
-                    seg = await _sharded(workload, config, spec, endpoint.target, out,
-                                         resumed.done, sink, early)
-                else:
-                    seg = await _in_process(workload, config, spec, endpoint.transport, t0, sink,
-                                            resumed.done, early)
-                if early.triggered:
-                    seg.stop_reason = "all_failed"
-                sink({"type": "segment", "duration_s": seg.duration_s,
-                      "stop_reason": seg.stop_reason, "issued": seg.issued,
-                      "resumed": config.resume, **segment_fields(ticks0)})
+                        seg = await run_with_loadgen(workload, config, endpoint, out, sink,
+                                                     t0_ns=t0)
+                    elif lanes is not None:
+                        seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0,
+                                              sink, resumed.done, early)
+                    elif config.workers > 1 or config.ray_address:
+                        seg = await _sharded(workload, config, spec, endpoint.target, out,
+                                             resumed.done, sink, early)
+                    else:
+                        seg = await _in_process(workload, config, spec, endpoint.transport, t0,
+                                                sink, resumed.done, early)
+                    if early.triggered:
+                        seg.stop_reason = "all_failed"
+                    sink({"type": "segment", "duration_s": seg.duration_s,
+                          "stop_reason": seg.stop_reason, "issued": seg.issued,
+                          "resumed": config.resume, **segment_fields(ticks0)})
         finally:
             progress.stop()
             writer.close()
+            used_j = probe.end()
         # an interrupt that came when every planned session had already finished loses nothing
         all_done = (planned is not None and spec.duration_s is None
                     and len(resumed.done) + seg.issued >= planned)
@@ -217,9 +225,12 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 **({"workers": seg.workers} if seg.workers is not None else {}),
                 **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
                 **({"agentx": config.agentx} if config.agentx is not None else {}),
+                **({"server_metrics": server_digest(out)} if config.server_metrics else {}),
             },
         )
         summary = summarize(records, info)
+        summary["energy"] = energy_block(used_j, probe, summary.get("server_metrics"),
+                                         summary.get("counts") or {})
         write_summary(out, summary)
         if workload.write_artifacts is not None:
             try:
@@ -233,6 +244,25 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
     return summary
+
+
+def _local(endpoint: Endpoint) -> bool:
+    """Whether the endpoint's server runs on this machine (its GPUs are ours to read)."""
+    from urllib.parse import urlsplit
+
+    if endpoint.kind in ("embedded", "inproc"):
+        return True
+    host = urlsplit(endpoint.target).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _scraping(config: RunConfig, out: Path, t0: int) -> contextlib.AbstractAsyncContextManager[Any]:
+    """``--server-metrics``: the scraper running for the run's duration (nothing without)."""
+    if not config.server_metrics:
+        return contextlib.nullcontext()
+    from agentic_bench.server_metrics import MetricsScraper
+
+    return MetricsScraper(list(config.server_metrics), out, t0, config.server_metrics_interval_s)
 
 
 def _resume_command(config: RunConfig, name: str, out: Path) -> str:

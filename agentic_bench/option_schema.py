@@ -169,6 +169,8 @@ def public_options(options: OptionsModel, *, exclude_none: bool = False) -> dict
             continue
         if found[name].redact and isinstance(value, str):
             value = redact_url(value)
+        elif found[name].redact and isinstance(value, list):
+            value = [redact_url(v) if isinstance(v, str) else v for v in value]
         out[name] = value
     return out
 

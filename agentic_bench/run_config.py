@@ -47,6 +47,8 @@ class RunConfig:
     command_line: str = ""  # the shell command that runs these options again (URLs redacted)
     lanes: LaneSpec | None = None  # agent trees (Weka): lanes instead of the session scheduler
     gpus: int = 1  # GPUs behind the endpoint (throughput per GPU)
+    server_metrics: tuple[str, ...] = ()  # --server-metrics: Prometheus URLs scraped in the run
+    server_metrics_interval_s: float = 1.0
     # --agentx: the InferenceX AgentX scenario's broken rules and departures (tasks/agentx.py)
     agentx: dict[str, Any] | None = None
 

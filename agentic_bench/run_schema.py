@@ -75,6 +75,17 @@ class CommonOptions(OptionsModel):
     session_user: bool = option(False, group=ENDPOINT,
                                 help="also send each session's id as the request body's OpenAI "
                                 "'user' field (for routers that key on it)")
+    server_metrics: tuple[str, ...] = option(
+        (), metavar="URL", group=ENDPOINT, redact=True, identity=False,
+        example=("http://gpu-box:8000/metrics",),
+        help="scrape this Prometheus endpoint during the run (repeatable: the server, a DCGM "
+        "exporter at :9400/metrics, ...): KV-cache use, prefix-cache hits, running and queued "
+        "requests, preemptions, GPU power and energy over time in the summary and report "
+        "(vLLM, SGLang, llama.cpp, TGI, Dynamo, DCGM names known; others kept raw). "
+        "docs/server-metrics.md")
+    server_metrics_interval: float = option(
+        1.0, metavar="S", group=ENDPOINT, identity=False,
+        help="seconds between scrapes of --server-metrics (default 1)")
 
     scenario: Scenario = option("single-stream", group=LOAD, identity=True,
                                 help="load scenario (default: the benchmark's); see "
@@ -229,6 +240,25 @@ class CommonOptions(OptionsModel):
         from agentic_bench.transport.session_headers import check_names
 
         return tuple(_checked(check_names, list(value)))
+
+    @field_validator("server_metrics")
+    @classmethod
+    def _server_metrics(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from urllib.parse import urlsplit
+
+        for url in value:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"{url!r}: expected an http(s) URL of a Prometheus endpoint, "
+                                 "e.g. http://host:8000/metrics")
+        return value
+
+    @field_validator("server_metrics_interval")
+    @classmethod
+    def _interval(cls, value: float) -> float:
+        if not value > 0:
+            raise ValueError(f"{value}: must be more than 0 seconds")
+        return value
 
     @field_validator("sweep")
     @classmethod

@@ -116,6 +116,8 @@ def run_config(args: Any, command: str | None = None) -> Any:
                      stop_after_failures=max(0, args.stop_after_failures),
                      workers_per_node=args.workers_per_node, loadgen=loadgen,
                      transport=args.transport,
+                     server_metrics=tuple(getattr(args, "server_metrics", ())),
+                     server_metrics_interval_s=getattr(args, "server_metrics_interval", 1.0),
                      options_shown=public_options(args), identity=identity(args),
                      command=command,
                      command_line="" if command is None else command_line(

@@ -25,7 +25,9 @@ itl_per_inflight_ms``), so interactivity falls as load rises. A request with ``i
 (or ``min_tokens``) gets exactly its ``max_tokens``, as a real server does.
 ``context_limit`` answers HTTP 400 "maximum context length" to a request whose prompt words
 plus ``max_tokens`` exceed it. ``POST /tokenize`` (llama.cpp's route) counts one
-token per whitespace-separated word. ``request_log`` appends every chat request (arrival time,
+token per whitespace-separated word. ``GET /metrics`` answers Prometheus text with vLLM's
+names: requests running (in flight) and waiting (0), and with ``prefix_cache`` the prefix-cache
+queries and hits in characters. ``request_log`` appends every chat request (arrival time,
 path with its query, the authorization scheme — never its value —, routing headers, body) to a
 JSON Lines file.
 """
@@ -116,6 +118,8 @@ class SimServer:
         self.rng = random.Random(config.seed)
         self.requests = 0
         self.in_flight = 0  # replies started and not finished (the load model's input)
+        self.prompt_chars_total = 0  # the prefix-cache model's lookups and hits (/metrics)
+        self.cached_chars_total = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
         self.oracle: ReplayOracle | None = None
@@ -148,7 +152,23 @@ class SimServer:
         before = self.prefix_cache.shared
         self.prefix_cache.add((text[i:i + DEFAULT_BLOCK_CHARS]
                                for i in range(0, len(text), DEFAULT_BLOCK_CHARS)), len)
+        self.prompt_chars_total += len(text)
+        self.cached_chars_total += self.prefix_cache.shared - before
         return len(text), self.prefix_cache.shared - before
+
+    def metrics_text(self) -> str:
+        """``GET /metrics``: this server's state in Prometheus text, with vLLM's names."""
+        label = f'{{model_name="{self.config.model}"}}'
+        lines = ["# TYPE vllm:num_requests_running gauge",
+                 f"vllm:num_requests_running{label} {self.in_flight}",
+                 "# TYPE vllm:num_requests_waiting gauge",
+                 f"vllm:num_requests_waiting{label} 0"]
+        if self.prefix_cache is not None:
+            lines += ["# TYPE vllm:prefix_cache_queries counter",
+                      f"vllm:prefix_cache_queries_total{label} {self.prompt_chars_total}",
+                      "# TYPE vllm:prefix_cache_hits counter",
+                      f"vllm:prefix_cache_hits_total{label} {self.cached_chars_total}"]
+        return "\n".join(lines) + "\n"
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self.loop = asyncio.get_running_loop()
@@ -169,6 +189,10 @@ class SimServer:
         if req.method == "GET" and req.path.endswith("/models"):
             body = {"object": "list", "data": [{"id": cfg.model, "object": "model"}]}
             conn.send_json(200, json.dumps(body).encode())
+            return
+        if req.method == "GET" and req.path.rstrip("/").endswith("/metrics"):
+            conn.send_json(200, self.metrics_text().encode(),
+                           content_type="text/plain; version=0.0.4")
             return
         if req.method == "POST" and req.path.endswith("/embeddings"):
             conn.send_json(200, json.dumps(fake_embeddings(req.body, cfg.model)).encode())

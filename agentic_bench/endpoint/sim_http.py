@@ -90,11 +90,12 @@ class HttpConnection(asyncio.Protocol):
         if self.transport is not None and not self.closed:
             self.transport.write(data)
 
-    def send_json(self, status: int, body: bytes, close: bool = False) -> None:
+    def send_json(self, status: int, body: bytes, close: bool = False,
+                  content_type: str = "application/json") -> None:
         reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 401: "Unauthorized",
                   500: "Internal Server Error"}.get(status, "Error")
         conn = "close" if close else "keep-alive"
-        self.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+        self.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\n"
                    f"Content-Length: {len(body)}\r\nConnection: {conn}\r\n\r\n".encode() + body)
         if close:
             self.abort(graceful=True)

@@ -8,6 +8,7 @@ Sections (stable ids), in order — the figures first, the configuration last:
 something), ``section-waterfall`` (the slowest and the median session: reporting/waterfall.py),
 ``section-latency`` (CDFs), ``section-time`` (latency over time, interactive),
 ``section-histograms`` (interactive), ``section-requests``, ``section-breakdown``, ``section-load``,
+``section-server`` (runs with ``--server-metrics``: reporting/server_figures.py),
 ``section-errors``, ``section-config``; every plot is a
 ``<figure id="plot-...">`` holding an ``<svg>``, an interactive chart (``figure.interactive``)
 or a visible ``.no-data`` note.
@@ -37,6 +38,7 @@ from agentic_bench.reporting.html_template import (
     section,
     table,
 )
+from agentic_bench.reporting.server_figures import server_figures
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
 from agentic_bench.reporting.waterfall import waterfall_section
@@ -99,6 +101,9 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         section("section-load", "Load over time",
                 f'<div class="grid">{rf.throughput_figure(records)}'
                 f"{rf.inflight_figure(records)}</div>"),
+        *([section("section-server", "Server metrics over time",
+                   server_figures(summary.get("server_metrics")))]
+          if summary.get("server_metrics") else []),
         section("section-cache", "Prefix reuse",
                 f'<div class="grid">{rf.prefix_cache_figure(summary)}</div>'),
         section("section-errors", "Errors",

@@ -52,6 +52,39 @@ def _restart_lines(restarts: list[dict[str, Any]],
             + (f"; {failed[-1]}" if failed else "") + waited]
 
 
+def _server_lines(block: dict[str, Any] | None) -> list[str]:
+    """One line per scraped source: scrapes, and the peaks a serving team looks for."""
+    out = []
+    for url, src in ((block or {}).get("sources") or {}).items():
+        m = src.get("metrics") or {}
+        parts = [f"{src.get('scrapes', 0)} scrapes ({src.get('failures', 0)} failed)"]
+        if "kv_cache_usage" in m:
+            parts.append(f"KV cache max {m['kv_cache_usage']['max'] * 100:.0f} %")
+        for name, label in (("requests_running", "running"), ("requests_waiting", "waiting")):
+            if name in m:
+                parts.append(f"{label} max {m[name]['max']:g}")
+        if "preemptions" in m:
+            parts.append(f"preemptions {m['preemptions']['increase']:g}")
+        rate = (src.get("prefix_cache_hit_rate") or {}).get("value")
+        if rate is not None:
+            parts.append(f"prefix-cache hits {rate * 100:.1f} % (server)")
+        out.append(f"Server    : {url}: " + ", ".join(parts))
+    return out
+
+
+def _energy_lines(block: dict[str, Any] | None) -> list[str]:
+    if not block:
+        return []
+    if not block.get("available"):
+        return [f"Energy    : not available ({block.get('reason', '')})"]
+    return [f"Energy    : {s['joules']:.1f} J by {s['source']} ({s['covers']})"
+            + (f", {s['joules_per_request']:.3g} J/request" if s.get("joules_per_request")
+               else "")
+            + (f", {s['output_tokens_per_joule']:.3g} tokens/J"
+               if s.get("output_tokens_per_joule") else "")
+            for s in block.get("sources") or []]
+
+
 def _mlperf_lines(block: dict[str, Any] | None, loadgen: Any = None) -> list[str]:
     """Which MLPerf configuration the run used, and each point where it departs. A block with
     ``requested: false`` (a task whose MLPerf settings are opt-in) gets one line."""
@@ -235,6 +268,8 @@ def render_text(summary: dict[str, Any]) -> str:
         *_load_lines(summary.get("load")),
         *_restart_lines(summary.get("endpoint", {}).get("restarts") or [],
                         summary.get("endpoint", {}).get("restart_waits")),
+        *_server_lines(summary.get("server_metrics")),
+        *_energy_lines(summary.get("energy")),
         "",
     ]
     stages = summary.get("stages_ms") or {}

@@ -1,0 +1,63 @@
+"""One scrape's Prometheus text → our named metrics and the raw samples nobody maps.
+
+Parsing is ``prometheus_client``'s exposition parser (a maintained implementation, not ours).
+It runs after the run, never on the measured path: during the run the scraper only stores text.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import fmean
+
+from agentic_bench.server_metrics.families import BY_NAME, BY_SAMPLE, Known
+
+
+@dataclass(slots=True)
+class ParsedScrape:
+    values: dict[str, float] = field(default_factory=dict)  # our name → value (in its unit)
+    raw: dict[str, float] = field(default_factory=dict)  # 'name{labels}' → value, unmapped
+    engines: set[str] = field(default_factory=set)
+
+
+def _key(name: str, labels: dict[str, str]) -> str:
+    if not labels:
+        return name
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    return f"{name}{{{inner}}}"
+
+
+def _combine(known: Known, values: list[float]) -> float:
+    if known.combine == "mean":
+        return fmean(values)
+    if known.combine == "max":
+        return max(values)
+    return sum(values)
+
+
+def parse_scrape(text: str) -> ParsedScrape:
+    """Our metrics of one scrape; raises ``ValueError`` on text that is not Prometheus's."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from agentic_bench.server_metrics.families import engine_of
+
+    out = ParsedScrape()
+    found: dict[str, list[float]] = defaultdict(list)
+    chosen: dict[str, str] = {}  # our name → the first sample name seen for it
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            engine = engine_of(sample.name)
+            if engine:
+                out.engines.add(engine)
+            # the parser names every counter sample ..._total, also where the exporter does
+            # not (DCGM's DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION)
+            known = BY_SAMPLE.get(sample.name) or BY_SAMPLE.get(sample.name.removesuffix("_total"))
+            if known is None:
+                out.raw[_key(sample.name, dict(sample.labels))] = float(sample.value)
+                continue
+            if chosen.setdefault(known.name, sample.name) != sample.name:
+                continue  # two generations of one metric (vLLM v0 and v1): keep the first
+            found[known.name].append(float(sample.value) * known.scale)
+    for name, values in found.items():
+        out.values[name] = _combine(BY_NAME[name], values)
+    return out
