@@ -81,7 +81,8 @@ def _page_files(folder: Path) -> list[Path]:
     return sorted(p for suffix in PAGE_SUFFIXES for p in folder.glob(f"*{suffix}"))
 
 
-def _load_mapping(folder: Path) -> dict[str, str]:
+def load_url_mapping(folder: Path) -> dict[str, str]:
+    """``url_mapping.json`` of a page folder: file name without extension → URL ({} if none)."""
     path = folder / URL_MAPPING
     if not path.is_file():
         return {}
@@ -216,7 +217,7 @@ def load_reference_corpus(path: str | Path, *, cache_dir: Path | None = None,
     files = _page_files(source)
     if not files:
         raise CorpusError(f"{source}: no *.html pages")
-    mapping = _load_mapping(source)
+    mapping = load_url_mapping(source)
     settings = {"version": EXTRACTION_VERSION, "parser": parser_name(), "boundary": boundary,
                 "length": length, "overlap": overlap}
     key = _corpus_key(files, mapping, settings)

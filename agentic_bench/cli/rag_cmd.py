@@ -68,6 +68,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "fails)")
     m.add_argument("--retrieval-threshold", type=float, default=0.95, metavar="X",
                    help="--verify-manifest: least mean overlap (db_manifest.py's 0.95)")
+    g = b.add_argument_group("e2e-rag-db through MLPerf LoadGen (--mlperf-db --corpus DIR; "
+                             "docs/submission.md)")
+    g.add_argument("--loadgen", choices=("mlperf",),
+                   help="LoadGen issues the build: one sample per page (Offline), each page "
+                   "extracted, cut, embedded and inserted; the run folder (--out) is laid out "
+                   "for `submission pack`")
+    g.add_argument("--loadgen-mode", choices=("performance", "accuracy"), default="performance",
+                   help="performance: logs in performance/run_1/; accuracy: every page once, "
+                   "logs in accuracy/ with accuracy.txt (the reference's rule)")
+    g.add_argument("--loadgen-conf", metavar="FILE",
+                   help="user.conf read over LoadGen's mlperf.conf (default: the bundled "
+                   "e2e-rag-db values of the reference's user.conf)")
+    g.add_argument("--loadgen-model", default="e2e-rag-db", metavar="NAME",
+                   help="model key looked up in the conf (e2e-rag-db)")
+    g.add_argument("--db-workers", type=int, default=4, metavar="N",
+                   help="pages processed at once (the reference's MAX_WORKERS, 4)")
+    g.add_argument("--out", metavar="DIR", help="the run folder (needed with --loadgen)")
     b.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=build_index_main)
@@ -102,6 +119,10 @@ def build_index_main(args: argparse.Namespace) -> int:
         raise ConfigError("--limit must be at least 1")
     if args.corpus and args.quick:
         raise ConfigError("--quick picks from HotpotQA; with --corpus use --limit N pages")
+    if args.loadgen or args.out:
+        from agentic_bench.cli.rag_db_cmd import db_build_main
+
+        return db_build_main(args)
     from agentic_bench.cli.rag_manifest import check_manifest_options, manifest_step
 
     check_manifest_options(args)

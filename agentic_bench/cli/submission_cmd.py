@@ -11,22 +11,23 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "submission", help="MLPerf submission packages from run folders (pack)",
-        description="Lay out run folders of `run rag-e2e --mlperf` and `run agentic-edge` as "
-        "an MLPerf submission that MLCommons' submission checker reads. See "
-        "docs/submission.md.")
+        description="Lay out run folders of `run rag-e2e --mlperf`, `rag build-index --mlperf-db "
+        "--loadgen mlperf` and `run agentic-edge` as an MLPerf submission that MLCommons' "
+        "submission checker reads. See docs/submission.md.")
     actions = p.add_subparsers(dest="submission_command", metavar="ACTION")
     pk = actions.add_parser(
         "pack", help="lay out run folders as <division>/<submitter>/{results,systems,...}",
         description="Copy one or more run folders into an MLPerf submission tree: "
-        "results/<system>/<benchmark>/<scenario>/ as the checker reads it (E2E-RAG: LoadGen's "
-        "performance/run_1, accuracy with a hashed accuracy.txt and a truncated log, TEST09, "
-        "user.conf; Edge Agentic: config.yaml, performance/ and accuracy/ JSON), with "
-        "templates for the system description and measurements (values marked 'FILL IN:'). "
+        "results/<system>/<benchmark>/<scenario>/ as the checker reads it (E2E-RAG qna and db: "
+        "LoadGen's performance/run_1, accuracy with a hashed accuracy.txt and a truncated log, "
+        "TEST09 (qna), user.conf; Edge Agentic: config.yaml, performance/ and accuracy/ JSON), "
+        "with templates for the system description and measurements (values marked 'FILL IN:'). "
         "Run folders of one benchmark merge (performance, accuracy and TEST09 runs); packing "
         "again into the same --out adds to it and keeps filled-in templates. Prints what is "
         "still missing.")
     pk.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR",
-                    help="run folders (--out of `agentic-bench run ...`)")
+                    help="run folders (--out of `agentic-bench run ...` or `rag build-index "
+                    "--loadgen mlperf`)")
     pk.add_argument("--submitter", required=True, metavar="NAME",
                     help="your organisation, as the folder and the system JSON name it")
     pk.add_argument("--system", required=True, metavar="NAME",

@@ -88,7 +88,7 @@ async def run_with_loadgen(
     stop = _Interrupt(sut, grace) if install_signals else None
     t_start = perf_counter_ns()
     audit = files.get("audit_path")
-    await _start_test(lg, sut, ts, _log_settings(lg, logs), workload.source.size, stop,
+    await _start_test(lg, sut, ts, log_settings(lg, logs), workload.source.size, stop,
                       None if audit is None else str(audit))
     await sut.drain(grace)
     t_end = perf_counter_ns()
@@ -143,7 +143,8 @@ def _conf_copies(opts: LoadgenOptions, plan: SettingsPlan, out: Path,
     return found
 
 
-def _log_settings(lg: Any, out: Path) -> Any:
+def log_settings(lg: Any, out: Path) -> Any:
+    """LoadGen's log settings: files into ``out``, no trace, nothing on stdout."""
     output = lg.LogOutputSettings()
     output.outdir = str(out)
     output.copy_summary_to_stdout = False

@@ -4,7 +4,8 @@
 
 - ``results/<system>/<benchmark>/<scenario>/`` — what the checker reads
   (mlcommons/inference b66003e1 ``tools/submission/submission_checker/constants.py`` 2029-2166,
-  ``loader.py`` 345-495). E2E-RAG, a LoadGen benchmark: ``performance/run_1/``, ``accuracy/``
+  ``loader.py`` 345-495). E2E-RAG (``e2e-rag-qna``; ``e2e-rag-db`` the same without
+  TEST09), a LoadGen benchmark: ``performance/run_1/``, ``accuracy/``
   (``accuracy.txt`` with its ``hash=`` line, the log truncated: :mod:`.truncate`), ``TEST09/``
   (its accuracy log hashed and truncated too, as ``truncate_accuracy_log.py`` 170-277 treats
   TEST09), ``user.conf``. Edge Agentic, an endpoints benchmark: ``config.yaml`` at the scenario
@@ -102,9 +103,9 @@ def _check_combination(runs: list[RunFolder], system: str) -> None:
                                    for r in runs}))
         raise UsageError(
             f"--system {system}: {listed} cannot share one system: the checker knows "
-            "e2e-rag-qna only for datacenter systems and qwen3.6-27b only for edge ones "
-            "(constants.py required-scenarios-*); pack each under its own --system into the "
-            "same --out")
+            "e2e-rag-qna and e2e-rag-db only for datacenter systems and qwen3.6-27b only for "
+            "edge ones (constants.py required-scenarios-*); pack each under its own --system "
+            "into the same --out")
     seen: dict[tuple[str, str], Path] = {}
     for run in runs:
         for part in run.parts:
@@ -170,8 +171,7 @@ def _loadgen_part(packed: Packed, run: RunFolder, part: str, src: Path, dest: Pa
     found = next((p for p in (src / "accuracy.txt", run.path / "accuracy.txt") if p.is_file()),
                  None)
     if found is None:
-        packed.notes.append(f"{run.path}: no accuracy.txt (the judge's accuracy): run the "
-                            "accuracy run with --judge-endpoint URL")
+        packed.notes.append(f"{run.path}: no accuracy.txt ({run.benchmark.accuracy})")
         return
     _copy(packed, found, target / "accuracy.txt")
     if (target / ACCURACY_LOG).is_file():

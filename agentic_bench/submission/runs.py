@@ -3,9 +3,9 @@ part (a LoadGen performance, accuracy or TEST09 run; the endpoints-format artifa
 Agentic run), read from each folder's ``summary.json``.
 
 Benchmark names, scenarios and system types are those of mlcommons/inference b66003e1
-``tools/submission/submission_checker/constants.py``: ``e2e-rag-qna`` (Offline, datacenter:
-12-39) and ``qwen3.6-27b`` — MLPerf's Edge Agentic model — (SingleStream, edge: 48-60, an
-endpoints model: 2045-2049).
+``tools/submission/submission_checker/constants.py``: ``e2e-rag-qna`` and ``e2e-rag-db``
+(Offline, datacenter: 12-39; TEST09 for e2e-rag-qna only: 322-325) and ``qwen3.6-27b`` —
+MLPerf's Edge Agentic model — (SingleStream, edge: 48-60, an endpoints model: 2045-2049).
 """
 
 from __future__ import annotations
@@ -26,11 +26,18 @@ class Benchmark:
     system_type: str  # a system type under which the checker knows the benchmark
     kind: str  # "loadgen" (mlperf_log_* files) or "endpoints" (config.yaml + JSON results)
     compliance: tuple[str, ...] = ()  # compliance tests the closed division needs
+    command: str = ""  # the command that produces a run folder of it
+    accuracy: str = ""  # what its accuracy.txt holds and what writes it
 
 
-RAG = Benchmark("rag-e2e", "e2e-rag-qna", "Offline", "datacenter", "loadgen", ("TEST09",))
-EDGE = Benchmark("agentic-edge", "qwen3.6-27b", "SingleStream", "edge", "endpoints")
-BENCHMARKS = {b.ours: b for b in (RAG, EDGE)}
+RAG = Benchmark("rag-e2e", "e2e-rag-qna", "Offline", "datacenter", "loadgen", ("TEST09",),
+                "run rag-e2e --mlperf", "the judge's accuracy (--judge-endpoint URL)")
+RAG_DB = Benchmark("rag-e2e-db", "e2e-rag-db", "Offline", "datacenter", "loadgen", (),
+                   "rag build-index --mlperf-db --corpus doc_html/ --loadgen mlperf --out DIR",
+                   "the accuracy the accuracy run computes (--loadgen-mode accuracy)")
+EDGE = Benchmark("agentic-edge", "qwen3.6-27b", "SingleStream", "edge", "endpoints", (),
+                 "run agentic-edge --mode both")
+BENCHMARKS = {b.ours: b for b in (RAG, RAG_DB, EDGE)}
 
 LOADGEN_FILES = ("mlperf_log_summary.txt", "mlperf_log_detail.txt")
 EDGE_FILES = {"performance": "performance/result_summary.json",
@@ -55,7 +62,8 @@ def read_run(path: Path) -> RunFolder:
     path = Path(path)
     if not path.is_dir():
         raise UsageError(f"{path}: no such folder (expected a run folder: the --out of "
-                         "`agentic-bench run rag-e2e --mlperf` or `run agentic-edge`)")
+                         "`agentic-bench run rag-e2e --mlperf`, `run agentic-edge` or `rag "
+                         "build-index --mlperf-db --loadgen mlperf`)")
     summary_file = path / "summary.json"
     if not summary_file.is_file():
         raise UsageError(f"{path}: no summary.json (expected a finished run folder of "
@@ -77,15 +85,16 @@ def _loadgen_parts(run: RunFolder) -> dict[str, Path]:
     lg = run.summary.get("loadgen")
     if not lg:
         raise UsageError(f"{run.path}: not a LoadGen run (no loadgen block in summary.json); "
-                         "run `agentic-bench run rag-e2e --mlperf` (LoadGen installed: pip "
+                         f"run `agentic-bench {run.benchmark.command}` (LoadGen installed: pip "
                          "install 'agentic-bench[loadgen]')")
     log_dir = str(lg.get("log_dir") or ".")
     expected = {"performance/run_1": "performance", "accuracy": "accuracy",
                 "TEST09/performance/run_1": "TEST09"}
     if log_dir not in expected:
         raise UsageError(f"{run.path}: LoadGen's logs are in {log_dir!r}, not in a submission "
-                         "layout (performance/run_1, accuracy or TEST09); run it again with "
-                         "--mlperf, which sets --loadgen-layout submission")
+                         "layout (performance/run_1, accuracy or TEST09; --loadgen-layout "
+                         f"submission); run it again with `agentic-bench "
+                         f"{run.benchmark.command}`")
     folder = run.path / log_dir
     absent = [name for name in LOADGEN_FILES if not (folder / name).is_file()]
     if absent:

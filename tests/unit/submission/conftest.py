@@ -41,6 +41,28 @@ def rag_run(root: Path, mode: str, *, accuracy: str | None = "Accuracy: 100.0000
     return root
 
 
+def db_run(root: Path, mode: str, *, accuracy: str = "Accuracy: 100.0000\n") -> Path:
+    """A `rag build-index --mlperf-db --loadgen mlperf` folder: accuracy.txt beside the logs."""
+    log_dir = {"performance": "performance/run_1", "accuracy": "accuracy"}[mode]
+    root.mkdir(parents=True)
+    (root / "summary.json").write_text(json.dumps({
+        "benchmark": "rag-e2e-db", "loadgen": {"log_dir": log_dir},
+        "command_line": f"agentic-bench rag build-index --mlperf-db ({mode})",
+        "workload": {"mlperf": {"departures": []}}}))
+    logs = root / log_dir
+    logs.mkdir(parents=True)
+    (logs / "mlperf_log_summary.txt").write_text("Result is : VALID\n")
+    (logs / "mlperf_log_detail.txt").write_text(DETAIL.replace(
+        '"effective_performance_sample_count", "value": 3', '"effective_performance_sample_count", '
+        '"value": 2515'))
+    (logs / "mlperf_log_accuracy.json").write_text('[\n{ "seq_id" : 0, "qsl_idx" : 0, '
+                                                   '"data" : "01" }\n]\n')
+    (root / "user.conf").write_text("e2e-rag-db.Offline.min_query_count = 2515\n")
+    if mode == "accuracy":
+        (logs / "accuracy.txt").write_text(accuracy)
+    return root
+
+
 def edge_run(root: Path, samples: int = 995) -> Path:
     root.mkdir(parents=True)
     (root / "summary.json").write_text(json.dumps({
@@ -57,4 +79,5 @@ def edge_run(root: Path, samples: int = 995) -> Path:
 @pytest.fixture
 def runs(tmp_path: Path) -> dict[str, Callable[..., Any]]:
     return {"rag": lambda name, mode, **kw: rag_run(tmp_path / name, mode, **kw),
-            "edge": lambda name, **kw: edge_run(tmp_path / name, **kw)}
+            "edge": lambda name, **kw: edge_run(tmp_path / name, **kw),
+            "db": lambda name, mode, **kw: db_run(tmp_path / name, mode, **kw)}

@@ -138,3 +138,31 @@ def test_a_flat_loadgen_run_or_another_benchmark_is_refused(runs: Runs, tmp_path
         pack([flat], submitter="A", system="b", division="network", out=tmp_path / "o")
     with pytest.raises(UsageError, match="--system 'a/b'"):
         pack([flat], submitter="A", system="a/b", division="closed", out=tmp_path / "o")
+
+
+def test_e2e_rag_db_packs_beside_e2e_rag_qna_under_one_datacenter_system(runs: Runs,
+                                                                       tmp_path: Path) -> None:
+    """constants.py 23-39: both E2E-RAG benchmarks are datacenter Offline ones; TEST09 is asked
+    of e2e-rag-qna only (322-325); e2e-rag-db's accuracy.txt lies beside its LoadGen logs."""
+    from agentic_bench.submission import report
+
+    packed = pack([runs["rag"]("q", "performance"), runs["db"]("p", "performance"),
+                   runs["db"]("a", "accuracy")], submitter="A", system="box",
+                  division="closed", out=tmp_path / "sub")
+    db = packed.root / "results" / "box" / "e2e-rag-db" / "Offline"
+    assert {"performance/run_1/mlperf_log_detail.txt", "accuracy/mlperf_log_detail.txt",
+            "accuracy/accuracy.txt", "user.conf", "measurements.json",
+            "README.md"} <= files(db)
+    lines = (db / "accuracy" / "accuracy.txt").read_text().splitlines()
+    assert lines[0] == "Accuracy: 100.0000" and re.match(r"^hash=[0-9a-f]{64}$", lines[-1])
+    assert json.loads((packed.root / "systems" / "box.json").read_text())["system_type"] == \
+        "datacenter"
+    rep = report(packed.root)
+    db_missing = [m for m in rep.missing if "e2e-rag-db" in m]
+    assert db_missing == []  # no TEST09 asked of it
+    low = pack([runs["db"]("low", "accuracy", accuracy="Accuracy: 97.5000\n")], submitter="A",
+               system="x", division="closed", out=tmp_path / "low")
+    assert any("accuracy 97.5000 below the gate 98.0" in f for f in report(low.root).will_fail)
+    with pytest.raises(UsageError, match="cannot share one system"):
+        pack([runs["db"]("d2", "performance"), runs["edge"]("e")], submitter="A", system="s",
+             division="closed", out=tmp_path / "mixed")

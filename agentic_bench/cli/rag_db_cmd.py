@@ -1,0 +1,111 @@
+"""``rag build-index --mlperf-db --corpus DIR --loadgen mlperf --out RUN``: e2e-rag-db through
+LoadGen (the work is in :mod:`agentic_bench.tasks.rag_e2e.db_run`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.errors import ConfigError
+
+_SECRET_FLAGS = ("--embedder-url",)
+
+
+def check_db_options(args: argparse.Namespace) -> None:
+    if not args.loadgen:
+        raise ConfigError("--out is the run folder of --loadgen mlperf (add --loadgen mlperf)")
+    if not (args.mlperf_db and args.corpus):
+        raise ConfigError("--loadgen mlperf runs e2e-rag-db: add --mlperf-db --corpus doc_html/")
+    if not args.out:
+        raise ConfigError("--loadgen mlperf needs --out RUN_DIR (the run folder)")
+    if args.write_manifest or args.verify_manifest:
+        raise ConfigError("--write-manifest / --verify-manifest work on the cached index: run "
+                          "them without --loadgen")
+    if args.kind != "hnsw":
+        raise ConfigError("--mlperf-db builds the reference's index: FAISS HNSW (drop --kind)")
+    if args.db_workers < 1:
+        raise ConfigError("--db-workers must be at least 1")
+    if args.loadgen_conf and not Path(args.loadgen_conf).is_file():
+        raise ConfigError(f"--loadgen-conf {args.loadgen_conf}: no such file")
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"--out {out}: not empty (each LoadGen run gets its own folder)")
+
+
+def command_line(argv: list[str]) -> str:
+    """The command as given, without ``--out`` and with URLs redacted."""
+    kept: list[str] = []
+    skip = False
+    for n, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if arg == "--out" or arg.startswith("--out="):
+            skip = arg == "--out"
+            continue
+        if n and argv[n - 1] in _SECRET_FLAGS:
+            arg = "URL"
+        kept.append(arg)
+    return shlex.join(["agentic-bench", *kept])
+
+
+def db_build_main(args: argparse.Namespace) -> int:
+    from agentic_bench.loadgen.options import require_loadgen
+    from agentic_bench.tasks.rag_e2e.db_loadgen import qsl_pages
+    from agentic_bench.tasks.rag_e2e.db_run import run_db_build
+    from agentic_bench.tasks.rag_e2e.index_cache import default_cache_dir, make_embedder
+
+    check_db_options(args)
+    require_loadgen()
+    pages = qsl_pages(Path(args.corpus), args.limit)
+    try:
+        from rag_pipeline import EmbedderUnavailableError
+
+        model = make_embedder(args.embedder, args.embedder_url,
+                              os.environ.get(args.embedder_api_key_env) or None, prefixes=False,
+                              backend=args.embed_backend,
+                              cache_dir=Path(args.cache_dir) if args.cache_dir
+                              else default_cache_dir())
+        summary = run_db_build(pages, model, Path(args.out), mode=args.loadgen_mode,
+                               conf=Path(args.loadgen_conf) if args.loadgen_conf else None,
+                               model=args.loadgen_model, workers=args.db_workers,
+                               command_line=command_line(sys.argv[1:]))
+    except EmbedderUnavailableError as exc:
+        raise ConfigError(str(exc)) from exc
+    out = Path(args.out)
+    print("\n".join(report_lines(summary, out)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    accuracy = summary.get("accuracy")
+    return 3 if accuracy is not None and not accuracy["passed"] else 0
+
+
+def report_lines(summary: dict[str, Any], out: Path) -> list[str]:
+    lg, db = summary["loadgen"], summary["db"]
+    lines = [
+        f"e2e-rag-db ({lg['options']['mode']}) → {out}",
+        f"  LoadGen       {lg.get('result') or '(accuracy mode: no verdict)'}"
+        + (f", {lg['samples_per_s']:.2f} samples/s" if lg.get("samples_per_s") else "")
+        + f", logs in {lg['log_dir']}/",
+        f"  pages         {db['completed']:,} indexed of {db['issued']:,} issued "
+        f"({db['unique_pages_issued']:,} distinct of {db['pages']:,}); "
+        f"{len(db['failed'])} failed",
+        f"  passages      {db['passages']:,} ({db['passages_per_s'] or 0:.1f}/s), "
+        f"{db['embedder']}, FAISS HNSW L2",
+        f"  database      {db['path']} md5 {db['md5']} (saved by the {db['saved_by']})",
+    ]
+    acc = summary.get("accuracy")
+    if acc is not None:
+        lines.append(f"  accuracy      {acc['accuracy']:.4f} (success rate "
+                     f"{100 * acc['success_rate']:.2f}%, MD5 "
+                     f"{'matches' if acc['md5_match'] else 'DIFFERS'}): "
+                     f"{'PASS' if acc['passed'] else 'FAIL'}")
+        lines += [f"                {r}" for r in acc["reasons"]]
+    departures = summary["workload"]["mlperf"]["departures"]
+    lines += [f"  departure     {d}" for d in departures]
+    return lines
