@@ -20,6 +20,7 @@ the chat replies under ``info["replies"]``. Node functions live in :mod:`rag_pip
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,6 +35,8 @@ from rag_pipeline.reference_loop import LoopState, ReferenceLoopNodes
 from rag_pipeline.rerank import Reranker
 
 Mode = Literal["multi_hop", "single_shot", "mlperf"]
+START, END = "__start__", "__end__"  # langgraph.graph's START and END (imported lazily)
+Route = tuple[str, Callable[[Any], str], tuple[str, ...]]
 MODES: tuple[str, ...] = ("multi_hop", "single_shot", "mlperf")
 
 
@@ -105,59 +108,30 @@ class RagPipeline:
     def multi_hop_graph(self) -> Any:
         """The compiled multi-hop ``StateGraph`` (built once)."""
         if "multi_hop" not in self._graphs:
-            from langgraph.graph import END, START, StateGraph
-
-            nodes = self.nodes
-            graph = StateGraph(RagState)
-            graph.add_node("decompose", nodes.decompose)
-            graph.add_node("retrieve", nodes.retrieve)
-            graph.add_node("rerank", nodes.rerank)
-            graph.add_node("grade", nodes.grade)
-            graph.add_node("sufficiency", nodes.sufficiency)
-            graph.add_node("next_queries", nodes.next_queries)
-            graph.add_node("answer", nodes.answer)
-            graph.add_edge(START, "decompose")
-            graph.add_edge("decompose", "retrieve")
-            graph.add_edge("retrieve", "rerank")
-            graph.add_edge("rerank", "grade")
-            graph.add_edge("grade", "sufficiency")
-            graph.add_conditional_edges(
-                "sufficiency",
-                nodes.route_after_sufficiency,
-                {"answer": "answer", "next_queries": "next_queries"},
-            )
-            graph.add_conditional_edges(
-                "next_queries",
-                nodes.route_after_next_queries,
-                {"answer": "answer", "retrieve": "retrieve"},
-            )
-            graph.add_edge("answer", END)
-            self._graphs["multi_hop"] = graph.compile()
+            n = self.nodes
+            self._graphs["multi_hop"] = _compile(
+                RagState,
+                {"decompose": n.decompose, "retrieve": n.retrieve, "rerank": n.rerank,
+                 "grade": n.grade, "sufficiency": n.sufficiency,
+                 "next_queries": n.next_queries, "answer": n.answer},
+                [(START, "decompose"), ("decompose", "retrieve"), ("retrieve", "rerank"),
+                 ("rerank", "grade"), ("grade", "sufficiency"), ("answer", END)],
+                [("sufficiency", n.route_after_sufficiency, ("answer", "next_queries")),
+                 ("next_queries", n.route_after_next_queries, ("answer", "retrieve"))])
         return self._graphs["multi_hop"]
 
     def mlperf_graph(self) -> Any:
         """The compiled graph of the reference's loop (flow ``mlperf``; built once)."""
         if "mlperf" not in self._graphs:
-            from langgraph.graph import END, START, StateGraph
-
-            nodes = self.loop_nodes
-            graph = StateGraph(LoopState)
-            graph.add_node("queries", nodes.queries)
-            graph.add_node("retrieve", nodes.retrieve)
-            graph.add_node("collect", nodes.collect)
-            graph.add_node("grade", nodes.grade)
-            graph.add_node("sufficiency", nodes.sufficiency)
-            graph.add_node("answer", nodes.answer)
-            graph.add_edge(START, "queries")
-            graph.add_edge("queries", "retrieve")
-            graph.add_edge("retrieve", "collect")
-            graph.add_conditional_edges("collect", nodes.route_after_collect,
-                                        {"end": END, "grade": "grade"})
-            graph.add_edge("grade", "sufficiency")
-            graph.add_conditional_edges("sufficiency", nodes.route_after_sufficiency,
-                                        {"answer": "answer", "queries": "queries"})
-            graph.add_edge("answer", END)
-            self._graphs["mlperf"] = graph.compile()
+            n = self.loop_nodes
+            self._graphs["mlperf"] = _compile(
+                LoopState,
+                {"queries": n.queries, "retrieve": n.retrieve, "collect": n.collect,
+                 "grade": n.grade, "sufficiency": n.sufficiency, "answer": n.answer},
+                [(START, "queries"), ("queries", "retrieve"), ("retrieve", "collect"),
+                 ("grade", "sufficiency"), ("answer", END)],
+                [("collect", n.route_after_collect, ("end", "grade")),
+                 ("sufficiency", n.route_after_sufficiency, ("answer", "queries"))])
         return self._graphs["mlperf"]
 
     def graph(self, mode: str) -> Any:
@@ -173,18 +147,11 @@ class RagPipeline:
     def single_shot_graph(self) -> Any:
         """The compiled single-shot ``StateGraph``: retrieve → rerank → answer."""
         if "single_shot" not in self._graphs:
-            from langgraph.graph import END, START, StateGraph
-
-            nodes = self.nodes
-            graph = StateGraph(RagState)
-            graph.add_node("retrieve", nodes.retrieve)
-            graph.add_node("rerank", nodes.rerank)
-            graph.add_node("answer", nodes.answer)
-            graph.add_edge(START, "retrieve")
-            graph.add_edge("retrieve", "rerank")
-            graph.add_edge("rerank", "answer")
-            graph.add_edge("answer", END)
-            self._graphs["single_shot"] = graph.compile()
+            n = self.nodes
+            self._graphs["single_shot"] = _compile(
+                RagState, {"retrieve": n.retrieve, "rerank": n.rerank, "answer": n.answer},
+                [(START, "retrieve"), ("retrieve", "rerank"), ("rerank", "answer"),
+                 ("answer", END)], [])
         return self._graphs["single_shot"]
 
     def run_config(
@@ -214,3 +181,23 @@ class RagPipeline:
             initial = {"question": question, "queries": [question], "asked": [question]}
         state: dict[str, Any] = await graph.ainvoke(initial, config=self.run_config(on_stage, chat))
         return RagResult.from_state(question, state, self.index.chunks)
+
+
+def _compile(state: type, nodes: dict[str, Any], edges: list[tuple[str, str]],
+             routes: list[Route]) -> Any:
+    """A compiled ``StateGraph``: its nodes, plain edges and routed edges (a route's target
+    named ``end`` ends the graph)."""
+    from langgraph.graph import END as LG_END
+    from langgraph.graph import START as LG_START
+    from langgraph.graph import StateGraph
+
+    assert (LG_START, LG_END) == (START, END)
+    graph: Any = StateGraph(state)
+    for name, node in nodes.items():
+        graph.add_node(name, node)
+    for source, target in edges:
+        graph.add_edge(source, target)
+    for source, router, targets in routes:
+        graph.add_conditional_edges(source, router,
+                                    {t: END if t == "end" else t for t in targets})
+    return graph.compile()
