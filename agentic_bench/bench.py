@@ -114,7 +114,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              request_timeout_s=config.options.request_timeout_s,
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log",
-                             api_key_header=config.api_key_header) as endpoint:
+                             api_key_header=config.api_key_header,
+                             slots=streams) as endpoint:
         config = replace(config, options=replace(config.options, model=endpoint.model))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
             workload.info.update(workload.prepare(endpoint.target, api_key))
@@ -161,10 +162,11 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         cpu0 = time.process_time()
         ticks0 = read_ticks()
         probe = EnergyProbe(local_endpoint=_local(endpoint))
+        scraped = scraped_urls(config, endpoint)
         probe.begin()
         progress.start()
         try:
-            async with _scraping(config, out, t0):  # --server-metrics scraped meanwhile
+            async with _scraping(scraped, config, out, t0):  # --server-metrics meanwhile
                 with gc_policy.measured_phase():  # no full GC pass over kept records
                     seg: Segment
                     if config.loadgen is not None:
@@ -225,7 +227,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 **({"workers": seg.workers} if seg.workers is not None else {}),
                 **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
                 **({"agentx": config.agentx} if config.agentx is not None else {}),
-                **({"server_metrics": server_digest(out)} if config.server_metrics else {}),
+                **({"server_metrics": server_digest(out)} if scraped else {}),
             },
         )
         summary = summarize(records, info)
@@ -250,19 +252,27 @@ def _local(endpoint: Endpoint) -> bool:
     """Whether the endpoint's server runs on this machine (its GPUs are ours to read)."""
     from urllib.parse import urlsplit
 
-    if endpoint.kind in ("embedded", "inproc"):
+    if endpoint.kind in ("embedded", "inproc", "llama-server"):
         return True
     host = urlsplit(endpoint.target).hostname or ""
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
-def _scraping(config: RunConfig, out: Path, t0: int) -> contextlib.AbstractAsyncContextManager[Any]:
-    """``--server-metrics``: the scraper running for the run's duration (nothing without)."""
-    if not config.server_metrics:
+def scraped_urls(config: RunConfig, endpoint: Endpoint) -> list[str]:
+    """``--server-metrics``, else the endpoint's own ``/metrics`` when we started a server that
+    has one (``--endpoint llama-server``)."""
+    own = endpoint.info.get("metrics_url")
+    return list(config.server_metrics) or ([own] if own else [])
+
+
+def _scraping(urls: list[str], config: RunConfig, out: Path,
+              t0: int) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The scraper running for the run's duration (nothing without URLs)."""
+    if not urls:
         return contextlib.nullcontext()
     from agentic_bench.server_metrics import MetricsScraper
 
-    return MetricsScraper(list(config.server_metrics), out, t0, config.server_metrics_interval_s)
+    return MetricsScraper(urls, out, t0, config.server_metrics_interval_s)
 
 
 def _resume_command(config: RunConfig, name: str, out: Path) -> str:

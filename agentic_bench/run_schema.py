@@ -35,9 +35,12 @@ class CommonOptions(OptionsModel):
     identity_default: ClassVar[bool] = False
 
     endpoint: str = option(
-        "embedded", metavar="URL|embedded|inproc", group=ENDPOINT, identity=True, redact=True,
+        "embedded", metavar="URL|embedded|llama-server|inproc", group=ENDPOINT, identity=True,
+        redact=True,
         help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when missing), "
-        "'embedded' (default: start the packaged llama.cpp server) or 'inproc' (the same model "
+        "'embedded' (default: start the packaged model on llama-cpp-python's server, with our "
+        "tool-call handling), 'llama-server' (the same model on llama.cpp's own server: a slot "
+        "per stream, /metrics scraped; docs/embedded-endpoint.md) or 'inproc' (the model "
         "in-process, no HTTP)")
     model: str | None = option(None, group=ENDPOINT, identity=True,
                                help="model name to request (default: the first one the "

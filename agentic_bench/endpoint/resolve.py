@@ -14,11 +14,14 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
 from agentic_bench.errors import EndpointError
+
+if TYPE_CHECKING:
+    from agentic_bench.endpoint.llama_server import LlamaServer
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.choose import HttpChatClient, make_chat_client
 from agentic_bench.transport.url import redact_url
@@ -65,10 +68,10 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
 async def open_endpoint(
     spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
     request_timeout_s: float = 300.0, warm_connections: int = 1,
-    server_log: Path | None = None, api_key_header: str | None = None,
+    server_log: Path | None = None, api_key_header: str | None = None, slots: int = 1,
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
-    once the run ends)."""
+    once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams)."""
     if spec == "inproc":
         from agentic_bench.endpoint.inproc import InprocChatClient
 
@@ -78,15 +81,23 @@ async def open_endpoint(
         finally:
             await inproc.aclose()
         return
-    server = None
+    server: LlamaServer | None = None
     url = spec
-    if spec == "embedded":
+    if spec == "llama-server":
+        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
+
+        server = LlamaCppServer(log_path=server_log, append_log=True, slots=slots)
+        print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
+              f"{server.slots} slots x {server.n_ctx:,} tokens, {server.n_threads} threads)",
+              file=sys.stderr, flush=True)
+    elif spec == "embedded":
         from agentic_bench.endpoint.llama_server import LlamaServer
 
         server = LlamaServer(log_path=server_log, append_log=True)
         print("endpoint: starting the embedded llama.cpp server (packaged SmolLM2-135M, "
               f"{server.n_threads} threads); pass --endpoint URL to measure your own server",
               file=sys.stderr, flush=True)
+    if server is not None:
         await asyncio.to_thread(server.start)
         server.supervise()  # a crashed server comes back on the same port; the run goes on
         url = server.base_url
@@ -105,8 +116,9 @@ async def open_endpoint(
             chosen = await preflight(client, model)
             await client.warm_up(warm_connections)
             info = server.info() if server is not None else {}
-            yield Endpoint(transport, chosen, redact_url(url), "embedded" if server else "url",
-                           info, target=url)
+            kind = "url" if server is None else "llama-server" if spec == "llama-server" \
+                else "embedded"
+            yield Endpoint(transport, chosen, redact_url(url), kind, info, target=url)
         finally:
             await client.aclose()
     finally:

@@ -1,0 +1,85 @@
+"""``--endpoint llama-server``: llama.cpp's own ``llama-server`` as a supervised child process.
+
+The binary is built by the install step from the llama-cpp-python 0.3.36 sdist — the llama.cpp
+tree of the embedded endpoint's wheel (``scripts/install_llama_server.sh``) — and kept beside the
+wheel in ``.wheels/``. It serves the packaged SmolLM2 with the model's whole context per slot
+(``--ctx-size`` = 8,192 × ``--parallel``), one slot per stream of the run, ``--metrics``
+(Prometheus at ``/metrics``, scraped by default: docs/server-metrics.md), ``--jinja`` and its
+own ``/tokenize``. Start, stop, supervision, restarts and the log in the run folder are
+:class:`LlamaServer`'s.
+
+Tool calls stay with the default embedded endpoint: through ``llama-server`` the 135M model makes
+a tool call in 1 reply of 50 BFCL samples, through our routing shim in 49
+(benchmarks/results/agentic-edge/llama-server-vs-shim/).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.endpoint.llama_server import LLAMA_CPP_VERSION, LlamaServer
+from agentic_bench.errors import EndpointStartError
+
+BINARY_NAME = f"llama-server-{LLAMA_CPP_VERSION}"
+BINARY_ENV = "AGENTIC_BENCH_LLAMA_SERVER"
+MODEL_CTX = 8192  # SmolLM2-135M-Instruct's trained context
+MAX_SLOTS = 16
+HINT = ("build it with `make install` or `scripts/install_llama_server.sh .venv/bin/pip` "
+        f"(llama.cpp's tree from the llama-cpp-python {LLAMA_CPP_VERSION} sdist, ~6 min on 2 "
+        f"cores), or point ${BINARY_ENV} at a llama-server binary")
+
+
+def binary_candidates() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    found = [Path(os.environ[BINARY_ENV])] if os.environ.get(BINARY_ENV) else []
+    return [*found, root / ".wheels" / BINARY_NAME,
+            cache / "agentic-bench" / "wheels" / BINARY_NAME]
+
+
+def find_binary() -> Path | None:
+    return next((p for p in binary_candidates() if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+class LlamaCppServer(LlamaServer):
+    """``with LlamaCppServer(slots=4) as srv: ... srv.base_url`` — llama.cpp's server."""
+
+    def __init__(self, *args: Any, slots: int = 1, binary: str | os.PathLike[str] | None = None,
+                 **kwargs: Any) -> None:
+        kwargs.setdefault("n_ctx", MODEL_CTX)
+        super().__init__(*args, **kwargs)
+        self.slots = max(1, min(int(slots), MAX_SLOTS))
+        self.binary = Path(binary) if binary else find_binary()
+
+    def command(self) -> list[str]:
+        return [
+            str(self.binary), "-m", str(self.model_path), "--alias", self.model,
+            "--host", self.host, "--port", str(self.port),
+            "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots),
+            "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads),
+            "--metrics", "--jinja", "--no-ui", *self.extra_args,
+        ]  # fmt: skip
+
+    def _check_installed(self) -> None:
+        if self.binary is None or not self.binary.is_file():
+            raise EndpointStartError(f"llama.cpp's llama-server is not built; {HINT}")
+
+    def _start_sysinfo(self) -> None:
+        self._sysinfo = ""  # the build line is in the server's own log
+
+    @property
+    def metrics_url(self) -> str:
+        return self.base_url.removesuffix("/v1") + "/metrics"
+
+    def info(self) -> dict[str, Any]:
+        out = super().info()
+        out.update(kind="llama-server", launcher="llama-server",
+                   server=f"llama-server (llama.cpp from llama-cpp-python {LLAMA_CPP_VERSION})",
+                   binary=str(self.binary), metrics_url=self.metrics_url if self.port else None)
+        flags = out["flags"]
+        for key in ("chat_format", "n_threads_batch"):
+            flags.pop(key, None)
+        flags.update(slots=self.slots, ctx_size=self.n_ctx * self.slots, ctx_per_slot=self.n_ctx)
+        return out

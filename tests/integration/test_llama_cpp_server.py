@@ -1,0 +1,84 @@
+"""#34 item 1: ``--endpoint llama-server`` — llama.cpp's own server, built from the pinned sdist
+by the install step, answers what the harness needs (streaming with usage, ``top_k: -1``, the
+prompt cache's ``cached_tokens``, ``/metrics``, context overflow as its own error type) and a
+4-stream replay against it shows the server's metrics over the run without being asked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic_bench.endpoint.llama_cpp_server import HINT, LlamaCppServer, find_binary
+from agentic_bench.transport.choose import make_chat_client
+from agentic_bench.transport.result import ChatResult
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(find_binary() is None, reason=f"no llama-server here: {HINT}")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LlamaCppServer]:
+    with LlamaCppServer(slots=2, start_timeout_s=120) as srv:
+        yield srv
+
+
+def _chat(url: str, body: dict[str, Any]) -> ChatResult:
+    async def go() -> ChatResult:
+        client = make_chat_client(url)
+        try:
+            return await client.chat({"model": "smollm2", "stream": True, **body})
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_stream_usage_top_k_and_prompt_cache(server: LlamaCppServer) -> None:
+    messages = [{"role": "system", "content": "You are terse. " * 40},
+                {"role": "user", "content": "Say hello."}]
+    first = _chat(server.base_url, {"messages": messages, "max_tokens": 8, "top_k": -1,
+                                    "temperature": 0})
+    assert first.ok and first.t_first_token_ns is not None and first.input_tokens
+    assert first.output_tokens and first.output_tokens <= 8
+    again = _chat(server.base_url, {"messages": messages, "max_tokens": 8, "temperature": 0})
+    assert again.ok and again.cached_tokens and again.cached_tokens > 0  # timings cache_n
+    import urllib.request
+
+    text = urllib.request.urlopen(server.metrics_url, timeout=10).read().decode()
+    assert "llamacpp:prompt_tokens_cached_total" in text
+
+
+def test_context_overflow_is_its_own_error(server: LlamaCppServer) -> None:
+    long = "word " * 9000  # over the 8,192 tokens of a slot
+    result = _chat(server.base_url, {"messages": [{"role": "user", "content": long}],
+                                     "max_tokens": 4})
+    assert result.error_type == "context_overflow", result.error
+
+
+def test_replay_scrapes_the_servers_metrics_by_default(tmp_path: Path, cli: Any) -> None:
+    out = tmp_path / "run"
+    res = cli("replay", str(ROOT / "traces" / "sample.jsonl"), "--endpoint", "llama-server",
+              "--sessions", "8", "--scenario", "concurrency", "--concurrency", "4",
+              "--max-tokens", "16", "--server-metrics-interval", "0.25", "--out", str(out),
+              "--quiet")
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    endpoint = summary["endpoint"]
+    assert endpoint["kind"] == "llama-server" and endpoint["flags"]["slots"] == 4
+    assert endpoint["flags"]["ctx_size"] == 4 * 8192
+    assert summary["counts"]["sessions_ok"] == 8
+    (source, block), = summary["server_metrics"]["sources"].items()
+    assert source.endswith("/metrics") and block["failures"] == 0 and block["scrapes"] >= 3
+    assert block["engines"] == ["llamacpp"]
+    assert block["metrics"]["requests_running"]["max"] >= 2  # the streams overlap on 4 slots
+    rate = block["prefix_cache_hit_rate"]["value"]
+    client = summary["prefix_cache"]["hit_rate"]
+    assert rate == pytest.approx(client, abs=1e-9)  # the server's count = the replies' usage
+    assert (out / "server.log").stat().st_size > 0
+    assert 'id="section-server"' in (out / "report.html").read_text()
