@@ -87,8 +87,9 @@ async def open_endpoint(
         from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
 
         server = LlamaCppServer(log_path=server_log, append_log=True, slots=slots)
+        slots_text = f"{server.slots} slot{'s' if server.slots != 1 else ''}"
         print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
-              f"{server.slots} slots x {server.n_ctx:,} tokens, {server.n_threads} threads)",
+              f"{slots_text} x {server.n_ctx:,} tokens, {server.n_threads} threads)",
               file=sys.stderr, flush=True)
     elif spec == "embedded":
         from agentic_bench.endpoint.llama_server import LlamaServer
