@@ -82,3 +82,24 @@ def test_replay_scrapes_the_servers_metrics_by_default(tmp_path: Path, cli: Any)
     assert rate == pytest.approx(client, abs=1e-9)  # the server's count = the replies' usage
     assert (out / "server.log").stat().st_size > 0
     assert 'id="section-server"' in (out / "report.html").read_text()
+
+
+def test_agentx_lanes_with_its_tokenizer_and_metrics(tmp_path: Path, cli: Any) -> None:
+    """4 AgentX lanes of Weka agent trees on llama-server: prompts made token-exact with the
+    server's own /tokenize, and busy and deferred requests over the run from its /metrics (the
+    server's counters also see the lanes' warm-up requests, which the summary leaves out)."""
+    out = tmp_path / "ax"
+    res = cli("replay", str(ROOT / "tests" / "data" / "weka" / "corpus.jsonl"),
+              "--endpoint", "llama-server", "--tokenizer", "server", "--agentx",
+              "--concurrency", "4", "--duration", "6", "--allow-dataset-wrap",
+              "--max-context", "8000", "--server-metrics-interval", "0.25", "--out", str(out),
+              "--quiet")
+    assert res.returncode in (0, 3), res.stderr  # 3: INVALID (a 6 s AgentX run, not 900 s)
+    summary = json.loads((out / "summary.json").read_text())
+    prompts = summary["trees"]["prompt_tokens"]
+    assert prompts["requests"] > 0 and prompts["synthesized_exact"] == prompts["requests"]
+    (block,) = summary["server_metrics"]["sources"].values()
+    assert block["failures"] == 0 and block["metrics"]["requests_running"]["max"] >= 2
+    assert "requests_waiting" in block["metrics"]
+    report = (out / "report.html").read_text()
+    assert 'id="plot-server-requests_running"' in report
