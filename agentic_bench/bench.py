@@ -259,10 +259,9 @@ def _local(endpoint: Endpoint) -> bool:
 
 
 def scraped_urls(config: RunConfig, endpoint: Endpoint) -> list[str]:
-    """``--server-metrics``, else the endpoint's own ``/metrics`` when we started a server that
-    has one (``--endpoint llama-server``)."""
-    own = endpoint.info.get("metrics_url")
-    return list(config.server_metrics) or ([own] if own else [])
+    """``--server-metrics``, else the endpoint's own ``/metrics`` (and ``/slots``) when we
+    started a server that has them (``--endpoint llama-server``)."""
+    return list(config.server_metrics) or list(endpoint.info.get("metrics_urls") or [])
 
 
 def _scraping(urls: list[str], config: RunConfig, out: Path,

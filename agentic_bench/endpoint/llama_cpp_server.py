@@ -73,11 +73,16 @@ class LlamaCppServer(LlamaServer):
     def metrics_url(self) -> str:
         return self.base_url.removesuffix("/v1") + "/metrics"
 
+    @property
+    def slots_url(self) -> str:
+        return self.base_url.removesuffix("/v1") + "/slots"
+
     def info(self) -> dict[str, Any]:
         out = super().info()
         out.update(kind="llama-server", launcher="llama-server",
                    server=f"llama-server (llama.cpp from llama-cpp-python {LLAMA_CPP_VERSION})",
-                   binary=str(self.binary), metrics_url=self.metrics_url if self.port else None)
+                   binary=str(self.binary),
+                   metrics_urls=[self.metrics_url, self.slots_url] if self.port else [])
         flags = out["flags"]
         for key in ("chat_format", "n_threads_batch"):
             flags.pop(key, None)

@@ -63,6 +63,9 @@ def _server_lines(block: dict[str, Any] | None) -> list[str]:
         for name, label in (("requests_running", "running"), ("requests_waiting", "waiting")):
             if name in m:
                 parts.append(f"{label} max {m[name]['max']:g}")
+        if "slot_context_used" in m:
+            parts.append(f"busy slots max {m['slots_busy']['max']:g}, fullest slot's context "
+                         f"max {m['slot_context_used']['max'] * 100:.0f} %")
         if "preemptions" in m:
             parts.append(f"preemptions {m['preemptions']['increase']:g}")
         rate = (src.get("prefix_cache_hit_rate") or {}).get("value")

@@ -65,6 +65,10 @@ KNOWN: tuple[Known, ...] = (
           scale=1e-3, description="GPU energy since boot (DCGM, mJ), summed over GPUs"),
     Known("gpu_memory_used", "MiB", "gauge", ("DCGM_FI_DEV_FB_USED",),
           description="GPU frame buffer in use (DCGM), summed over GPUs"),
+    # llama-server's /slots (JSON, not Prometheus: parse.parse_slots)
+    Known("slots_busy", "slots", "gauge", (), description="llama-server slots processing"),
+    Known("slot_context_used", "ratio", "gauge", (), "max",
+          description="the fullest busy slot's context: (prompt + generated tokens) / n_ctx"),
 )
 BY_SAMPLE: dict[str, Known] = {s: k for k in KNOWN for s in k.samples}
 BY_NAME: dict[str, Known] = {k.name: k for k in KNOWN}

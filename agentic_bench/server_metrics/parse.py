@@ -35,12 +35,35 @@ def _combine(known: Known, values: list[float]) -> float:
     return sum(values)
 
 
+def parse_slots(text: str) -> ParsedScrape:
+    """llama-server's ``/slots`` (a JSON list of slots): how many are busy, and how full the
+    fullest busy slot's context is — its prompt tokens plus the tokens decoded so far over its
+    ``n_ctx``."""
+    import json
+
+    slots = json.loads(text)
+    if not isinstance(slots, list) or not all(isinstance(s, dict) for s in slots):
+        raise ValueError("/slots: expected a JSON list of slot objects")
+    busy = [s for s in slots if s.get("is_processing")]
+    used = [0.0]
+    for slot in busy:
+        decoded = sum(int(n.get("n_decoded") or 0) for n in slot.get("next_token") or []
+                      if isinstance(n, dict))
+        if slot.get("n_ctx"):
+            used.append((int(slot.get("n_prompt_tokens") or 0) + decoded) / int(slot["n_ctx"]))
+    return ParsedScrape(values={"slots_busy": float(len(busy)), "slot_context_used": max(used)},
+                        engines={"llamacpp"})
+
+
 def parse_scrape(text: str) -> ParsedScrape:
-    """Our metrics of one scrape; raises ``ValueError`` on text that is not Prometheus's."""
+    """Our metrics of one scrape (Prometheus text, or llama-server's ``/slots`` JSON); raises
+    ``ValueError`` on anything else."""
     from prometheus_client.parser import text_string_to_metric_families
 
     from agentic_bench.server_metrics.families import engine_of
 
+    if text.lstrip().startswith("["):
+        return parse_slots(text)
     out = ParsedScrape()
     found: dict[str, list[float]] = defaultdict(list)
     chosen: dict[str, str] = {}  # our name → the first sample name seen for it

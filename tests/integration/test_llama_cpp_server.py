@@ -1,7 +1,8 @@
 """#34 item 1: ``--endpoint llama-server`` — llama.cpp's own server, built from the pinned sdist
 by the install step, answers what the harness needs (streaming with usage, ``top_k: -1``, the
 prompt cache's ``cached_tokens``, ``/metrics``, context overflow as its own error type) and a
-4-stream replay against it shows the server's metrics over the run without being asked."""
+4-stream replay against it shows the server's metrics (``/metrics`` and ``/slots``) over the run
+without being asked."""
 
 from __future__ import annotations
 
@@ -73,8 +74,13 @@ def test_replay_scrapes_the_servers_metrics_by_default(tmp_path: Path, cli: Any)
     assert endpoint["kind"] == "llama-server" and endpoint["flags"]["slots"] == 4
     assert endpoint["flags"]["ctx_size"] == 4 * 8192
     assert summary["counts"]["sessions_ok"] == 8
-    (source, block), = summary["server_metrics"]["sources"].items()
-    assert source.endswith("/metrics") and block["failures"] == 0 and block["scrapes"] >= 3
+    sources = summary["server_metrics"]["sources"]
+    assert sorted(s.rsplit("/", 1)[1] for s in sources) == ["metrics", "slots"]
+    block = next(b for s, b in sources.items() if s.endswith("/metrics"))
+    slots = next(b for s, b in sources.items() if s.endswith("/slots"))
+    assert block["failures"] == 0 and block["scrapes"] >= 3 and slots["failures"] == 0
+    assert slots["metrics"]["slots_busy"]["max"] >= 2  # the 4 streams keep slots busy
+    assert 0 < slots["metrics"]["slot_context_used"]["max"] < 1
     assert block["engines"] == ["llamacpp"]
     assert block["metrics"]["requests_running"]["max"] >= 2  # the streams overlap on 4 slots
     rate = block["prefix_cache_hit_rate"]["value"]
@@ -98,8 +104,13 @@ def test_agentx_lanes_with_its_tokenizer_and_metrics(tmp_path: Path, cli: Any) -
     summary = json.loads((out / "summary.json").read_text())
     prompts = summary["trees"]["prompt_tokens"]
     assert prompts["requests"] > 0 and prompts["synthesized_exact"] == prompts["requests"]
-    (block,) = summary["server_metrics"]["sources"].values()
+    sources = summary["server_metrics"]["sources"]
+    block = next(b for s, b in sources.items() if s.endswith("/metrics"))
+    slots = next(b for s, b in sources.items() if s.endswith("/slots"))
     assert block["failures"] == 0 and block["metrics"]["requests_running"]["max"] >= 2
     assert "requests_waiting" in block["metrics"]
+    context = slots["metrics"]["slot_context_used"]["series"]
+    assert max(v for _, v in context) > min(v for _, v in context)  # it moves as trees grow
     report = (out / "report.html").read_text()
     assert 'id="plot-server-requests_running"' in report
+    assert 'id="plot-server-slot_context_used"' in report

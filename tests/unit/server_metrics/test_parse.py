@@ -102,3 +102,19 @@ def test_unknown_families_are_kept_raw_and_junk_is_refused() -> None:
     assert p.values == {} and p.raw == {'my_queue{shard="a"}': 3.0}
     with pytest.raises(ValueError):
         parse_scrape("<html>not metrics</html>\n")
+
+
+def test_llama_server_slots() -> None:
+    """llama-server's /slots as this build serves it (measured: a busy slot carries
+    n_prompt_tokens and next_token[].n_decoded; an idle one only id, n_ctx, is_processing)."""
+    slots = ('[{"id": 0, "n_ctx": 8192, "speculative": false, "is_processing": false},'
+             ' {"id": 1, "n_ctx": 8192, "is_processing": true, "id_task": 0,'
+             ' "n_prompt_tokens": 359, "n_prompt_tokens_processed": 237,'
+             ' "next_token": [{"has_next_token": true, "n_remain": 78, "n_decoded": 122}]}]')
+    p = parse_scrape(slots)
+    assert p.values == {"slots_busy": 1.0, "slot_context_used": (359 + 122) / 8192}
+    assert p.engines == {"llamacpp"}
+    idle = parse_scrape('[{"id": 0, "n_ctx": 8192, "is_processing": false}]')
+    assert idle.values == {"slots_busy": 0.0, "slot_context_used": 0.0}
+    with pytest.raises(ValueError):
+        parse_scrape('[1, 2]')
