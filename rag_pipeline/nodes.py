@@ -87,12 +87,14 @@ class RagState(TypedDict, total=False):
     llm_calls: int
 
 
-def _callback(config: RunnableConfig | None) -> StageCallback | None:
+def stage_callback(config: RunnableConfig | None) -> StageCallback | None:
+    """The run's ``on_stage`` callback (from LangGraph's per-run config), if any."""
     callback: StageCallback | None = (config or {}).get("configurable", {}).get("on_stage")
     return callback
 
 
-def _chat(config: RunnableConfig | None) -> ChatFn:
+def chat_function(config: RunnableConfig | None) -> ChatFn:
+    """The run's chat function (from LangGraph's per-run config)."""
     chat: ChatFn | None = (config or {}).get("configurable", {}).get("chat")
     if chat is None:
         raise ValueError("no chat function in the run config")
@@ -141,9 +143,9 @@ class RagNodes:
         if not self.config.decompose:
             return {"queries": [question], "asked": [question]}
         info = {"round": 0, "kind": "decompose"}
-        with timed_stage("decompose", _callback(config), info) as details:
+        with timed_stage("decompose", stage_callback(config), info) as details:
             result = await decompose(
-                _chat(config), question, self.config.max_subqueries, self.config.generation
+                chat_function(config), question, self.config.max_subqueries, self.config.generation
             )
             details.update(queries=result.value, replies=[result.reply])
         return {
@@ -155,7 +157,7 @@ class RagNodes:
     async def retrieve(self, state: RagState, config: RunnableConfig) -> RagState:
         queries = state.get("queries") or [state["question"]]
         round_no = state.get("round", 0) + 1
-        on_stage = _callback(config)
+        on_stage = stage_callback(config)
         cfg = self.config
         with timed_stage("embed", on_stage, {"round": round_no, "n": len(queries)}):
             vectors = await aembed_queries(self.embedder, queries)
@@ -183,7 +185,7 @@ class RagNodes:
         info = {"round": state.get("round", 0), "reranker": self.reranker.name}
         keep = self.config.rerank_keep(len(queries))
         mlperf = self.config.rerank_depth == "mlperf"
-        with timed_stage("rerank", _callback(config), info) as details:
+        with timed_stage("rerank", stage_callback(config), info) as details:
             rankings = []
             for query, query_hits in zip(queries, hits, strict=False):
                 positions = [i for i, _ in query_hits]
@@ -207,7 +209,7 @@ class RagNodes:
         todo = [i for i in state.get("reranked", []) if i not in already]
         if not self.config.grade:
             return {"graded": graded + todo, "relevant": [*relevant, todo]}
-        chat, on_stage, cfg = _chat(config), _callback(config), self.config
+        chat, on_stage, cfg = chat_function(config), stage_callback(config), self.config
         limiter = asyncio.Semaphore(max(1, cfg.grade_concurrency))
         round_no = state.get("round", 0)
 
@@ -238,9 +240,9 @@ class RagNodes:
             return {"sufficient": False}
         docs = [self.index.chunks[i] for i in relevant]
         info = {"round": round_no, "docs": len(docs)}
-        with timed_stage("sufficiency", _callback(config), info) as details:
+        with timed_stage("sufficiency", stage_callback(config), info) as details:
             result = await check_sufficiency(
-                _chat(config),
+                chat_function(config),
                 state["question"],
                 docs,
                 self.config.generation,
@@ -258,9 +260,9 @@ class RagNodes:
         asked = list(state.get("asked", []))
         docs = [self.index.chunks[i] for i in self._context(state)]
         info = {"round": state.get("round", 0), "kind": "next_subqueries"}
-        with timed_stage("decompose", _callback(config), info) as details:
+        with timed_stage("decompose", stage_callback(config), info) as details:
             result = await next_subqueries(
-                _chat(config),
+                chat_function(config),
                 state["question"],
                 asked,
                 docs,
@@ -285,9 +287,9 @@ class RagNodes:
         context = context[:limit]
         docs = [self.index.chunks[i] for i in context]
         info = {"round": state.get("round", 0), "docs": len(docs)}
-        with timed_stage("generate", _callback(config), info) as details:
+        with timed_stage("generate", stage_callback(config), info) as details:
             result = await generate_answer(
-                _chat(config), state["question"], docs, self.config.generation
+                chat_function(config), state["question"], docs, self.config.generation
             )
             details.update(answer=result.value, replies=[result.reply])
         return {

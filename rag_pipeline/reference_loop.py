@@ -39,7 +39,7 @@ from rag_pipeline.events import timed_stage
 from rag_pipeline.generation import ChatFn
 from rag_pipeline.index import Hit
 from rag_pipeline.loop_prompts import PromptSet, own_prompts
-from rag_pipeline.nodes import RagNodes, _callback, _chat
+from rag_pipeline.nodes import RagNodes, chat_function, stage_callback
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -159,7 +159,7 @@ class ReferenceLoopNodes(RagNodes):
                    details: dict[str, Any]) -> str | None:
         """One call; the reply's text, or ``None`` when the call failed (recorded in
         ``details["failed"]``)."""
-        chat: ChatFn = _chat(config)
+        chat: ChatFn = chat_function(config)
         params = self.config.generation.params(max_tokens)
         try:
             reply = await chat([{"role": "user", "content": prompt}], params)
@@ -180,7 +180,7 @@ class ReferenceLoopNodes(RagNodes):
             max_queries=cfg.max_subqueries)
         kind = "decompose" if not state.get("asked") else "next_subqueries"
         info = {"round": state.get("round", 0), "kind": kind, "iteration": iteration}
-        with timed_stage("decompose", _callback(config), info) as details:
+        with timed_stage("decompose", stage_callback(config), info) as details:
             text = await self._ask(config, prompt, cfg.generation.max_tokens_decompose, details)
             if text is None:
                 queries, feedback = [question], p.feedback_error.format(error=details["failed"])
@@ -207,7 +207,7 @@ class ReferenceLoopNodes(RagNodes):
         new: list[int] = []
         found: list[int] = []
         info = {"round": state.get("round", 0), "reranker": self.reranker.name}
-        with timed_stage("rerank", _callback(config), info) as details:
+        with timed_stage("rerank", stage_callback(config), info) as details:
             for query, query_hits in zip(queries, hits, strict=False):
                 positions = [i for i, _ in query_hits]
                 if len(positions) > keep:  # msr 1518-1531
@@ -248,7 +248,7 @@ class ReferenceLoopNodes(RagNodes):
                 kept_docs=p.kept_docs_brief([self._content(i) for i in kept]),
                 num_docs=len(new))
             info = {"round": state.get("round", 0), "docs": len(new), "iteration": iteration}
-            with timed_stage("grade", _callback(config), info) as details:
+            with timed_stage("grade", stage_callback(config), info) as details:
                 text = await self._ask(config, prompt, self.config.generation.max_tokens_grade,
                                        details)
                 verdicts = parse_relevance(text or "", len(new))
@@ -270,7 +270,7 @@ class ReferenceLoopNodes(RagNodes):
             question=state["question"], kept_docs=p.docs_text([self._content(i) for i in kept]),
             iteration=iteration, max_iterations=limit)
         info = {"round": state.get("round", 0), "docs": len(kept), "iteration": iteration}
-        with timed_stage("sufficiency", _callback(config), info) as details:
+        with timed_stage("sufficiency", stage_callback(config), info) as details:
             text = await self._ask(config, prompt,
                                    self.config.generation.max_tokens_sufficiency, details)
             sufficient = parse_sufficient(text or "", iteration >= limit)
@@ -286,7 +286,7 @@ class ReferenceLoopNodes(RagNodes):
         prompt = p.answer.format(question=state["question"],
                                  kept_docs=p.docs_text([self._content(i) for i in kept]))
         info = {"round": state.get("round", 0), "docs": len(kept)}
-        with timed_stage("generate", _callback(config), info) as details:
+        with timed_stage("generate", stage_callback(config), info) as details:
             text = await self._ask(config, prompt, self.config.generation.max_tokens_answer,
                                    details)
             answer = text or UNKNOWN
