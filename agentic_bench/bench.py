@@ -402,8 +402,7 @@ def _install_signals(stop: asyncio.Event, runner: LoadRunner | None) -> None:
                   "(Ctrl-C again to cancel them)", file=sys.stderr)
             stop.set()
         elif runner is not None:
-            runner.spec.grace_s = 0
-            runner.cancel_all()
+            runner.cancel_all()  # no grace left; the validated options stay as they were
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, handler)

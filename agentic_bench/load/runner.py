@@ -50,6 +50,7 @@ class LoadRunner:
         self.execute = execute
         self.on_done = on_done
         self.stats = RunStats()
+        self.grace_s = self.spec.grace_s  # 0 after cancel_all(); the spec is never changed
         self.stop_event = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._issuing: asyncio.Future[None] | None = None
@@ -105,7 +106,8 @@ class LoadRunner:
         self.stats.issued += 1
 
     def cancel_all(self) -> None:
-        """Cancel every in-flight session now (second Ctrl-C)."""
+        """Cancel every in-flight session now (second Ctrl-C): no grace left."""
+        self.grace_s = 0.0
         for task in list(self._tasks):
             task.cancel()
         if self._issuing is not None:
@@ -218,7 +220,7 @@ class LoadRunner:
         return self.stats
 
     async def _drain_closed(self, issuing: asyncio.Future[None]) -> None:
-        done, _ = await asyncio.wait({issuing}, timeout=self.spec.grace_s)
+        done, _ = await asyncio.wait({issuing}, timeout=self.grace_s)
         if not done:
             issuing.cancel()
             await asyncio.gather(issuing, return_exceptions=True)
@@ -227,7 +229,7 @@ class LoadRunner:
         if not self._tasks:
             return
         pending: set[asyncio.Future[Any]] = set(self._tasks)
-        grace = self.spec.grace_s if self.stop_event.is_set() else None
+        grace = self.grace_s if self.stop_event.is_set() else None
         if grace is None:
             stopper = asyncio.ensure_future(self.stop_event.wait())
             while pending and not self.stop_event.is_set():
@@ -238,7 +240,7 @@ class LoadRunner:
             if not pending:
                 return
             self.stats.stop_reason = "interrupted"
-            grace = self.spec.grace_s
+            grace = self.grace_s
         _, pending = await asyncio.wait(pending, timeout=grace)
         for task in pending:
             task.cancel()
