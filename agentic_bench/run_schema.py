@@ -244,6 +244,13 @@ class CommonOptions(OptionsModel):
 
         return tuple(_checked(check_names, list(value)))
 
+    @field_validator("concurrency", "sessions")
+    @classmethod
+    def _at_least_one(cls, value: int | None, info: Any) -> int | None:
+        if value is not None and value < 1:  # LoadSpec.check says the same, later
+            raise ValueError(f"{value}: must be ≥ 1")
+        return value
+
     @field_validator("server_metrics")
     @classmethod
     def _server_metrics(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -235,7 +235,7 @@ def test_resume_retry_errors_reasks_the_failed_sessions(sim_factory, trace_facto
     (("--scenario", "server", "--rate", "-1"), "--rate -1: must be > 0"),
     (("--rate", "-1"), "--rate -1: must be > 0"),
     (("--rate", "2"), "--rate applies to --scenario server only"),
-    (("--scenario", "concurrency", "--concurrency", "0"), "--concurrency 0: must be ≥ 1"),
+    (("--scenario", "concurrency", "--concurrency", "0"), "--concurrency: 0: must be ≥ 1"),
 ])
 def test_bad_load_options_fail_before_the_endpoint_is_contacted(
         cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
