@@ -114,10 +114,13 @@ def test_a_worker_recipe_is_the_options_as_json_validated_again() -> None:
 
 def test_the_run_record_options_are_redacted_and_complete() -> None:
     options = parse_for("rag-e2e", ["--quick", "--endpoint", "http://u:pw@h:1/v1",
-                                    "--judge-endpoint", "http://k:secret@j:2/v1"])
+                                    "--judge-endpoint", "http://k:secret@j:2/v1",
+                                    "--server-metrics", "http://m:hidden@h:9400/metrics"])
     shown = public_options(options)
     assert set(shown) == set(specs(type(options)))
     assert "pw" not in json.dumps(shown) and "secret" not in json.dumps(shown)
+    assert "hidden" not in json.dumps(shown)  # a repeatable URL option: each one redacted
+    assert shown["server_metrics"] == ["http://***@h:9400/metrics"]
     assert shown["judge_api_key_env"] == "JUDGE_API_KEY"  # only the variable's name
 
 

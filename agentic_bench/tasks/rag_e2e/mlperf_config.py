@@ -193,7 +193,19 @@ def notes(args: Any, corpus: dict[str, Any] | None = None) -> list[str]:
     if getattr(args, "replay_responses", None):
         out.append("LLM replies fed from a recording (the reference's cached-response "
                    "performance mode, perf_test_cache.py)")
+    if getattr(args, "flow", None) == "mlperf":
+        out.extend(LOOP_NOTES)
     return out
+
+
+# What the mlperf loop does otherwise than multi_shot_retrieval.py by design, without changing
+# a decision of the loop (docs/rag-e2e.md "The reference loop").
+LOOP_NOTES = (
+    "requests streamed to time TTFT/TPOT (the reference posts without stream and reads the "
+    "whole reply, multi_shot_retrieval.py 337-341: the same tokens)",
+    "a failed query call's feedback line carries agentic-bench's error text (the reference's: "
+    "the requests exception's, 914)",
+)
 
 
 def mlperf_block(args: Any, questions: int,

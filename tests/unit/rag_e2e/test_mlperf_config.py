@@ -69,6 +69,7 @@ def test_the_official_configuration_departs_only_in_prompt_wording(
         ("mlperf", 4, "mlperf", 120.0)
     block = mlperf_block(args, 824, CORPUS)
     assert block["departures"] == KNOWN and block["configuration"] == "not MLPerf v6.1 E2E-RAG"
+    assert set(mlperf_config.LOOP_NOTES) <= set(block["notes"])  # named in the run, by design
     assert block["result_unit"] == "Tasks/s" and block["requested"] is True
     assert configuration_gate(block) == {
         "name": "mlperf_configuration", "value": len(KNOWN), "limit": 0, "op": "==",
