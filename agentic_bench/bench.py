@@ -115,7 +115,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log",
                              api_key_header=config.api_key_header,
-                             slots=streams) as endpoint:
+                             slots=streams, tool_routing=workload.tool_routing) as endpoint:
         config = replace(config, options=replace(config.options, model=endpoint.model))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
             workload.info.update(workload.prepare(endpoint.target, api_key))
@@ -252,7 +252,7 @@ def _local(endpoint: Endpoint) -> bool:
     """Whether the endpoint's server runs on this machine (its GPUs are ours to read)."""
     from urllib.parse import urlsplit
 
-    if endpoint.kind in ("embedded", "inproc", "llama-server"):
+    if endpoint.kind in ("embedded", "inproc", "llama-server", "llama-cpp-python"):
         return True
     host = urlsplit(endpoint.target).hostname or ""
     return host in ("localhost", "::1") or host.startswith("127.")
@@ -260,7 +260,7 @@ def _local(endpoint: Endpoint) -> bool:
 
 def scraped_urls(config: RunConfig, endpoint: Endpoint) -> list[str]:
     """``--server-metrics``, else the endpoint's own ``/metrics`` (and ``/slots``) when we
-    started a server that has them (``--endpoint llama-server``)."""
+    started a server that has them (``llama-server``, the embedded endpoint's default)."""
     return list(config.server_metrics) or list(endpoint.info.get("metrics_urls") or [])
 
 

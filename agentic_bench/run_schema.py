@@ -35,13 +35,14 @@ class CommonOptions(OptionsModel):
     identity_default: ClassVar[bool] = False
 
     endpoint: str = option(
-        "embedded", metavar="URL|embedded|llama-server|inproc", group=ENDPOINT, identity=True,
-        redact=True,
+        "embedded", metavar="URL|embedded|llama-server|llama-cpp-python|inproc", group=ENDPOINT,
+        identity=True, redact=True,
         help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when missing), "
-        "'embedded' (default: start the packaged model on llama-cpp-python's server, with our "
-        "tool-call handling), 'llama-server' (the same model on llama.cpp's own server: a slot "
-        "per stream, /metrics scraped; docs/embedded-endpoint.md) or 'inproc' (the model "
-        "in-process, no HTTP)")
+        "'embedded' (default: the packaged model on llama.cpp's own llama-server, a slot per "
+        "stream, /metrics scraped — or, when the model is to make tool calls (agentic-edge's "
+        "native tool mode), on llama-cpp-python's server with our tool-call routing), "
+        "'llama-server' or 'llama-cpp-python' (either of those, always), or 'inproc' (the model "
+        "in-process, no HTTP); docs/embedded-endpoint.md")
     model: str | None = option(None, group=ENDPOINT, identity=True,
                                help="model name to request (default: the first one the "
                                "endpoint lists)")

@@ -8,9 +8,17 @@ wheel in ``.wheels/``. It serves the packaged SmolLM2 with the model's whole con
 own ``/tokenize``. Start, stop, supervision, restarts and the log in the run folder are
 :class:`LlamaServer`'s.
 
-Tool calls stay with the default embedded endpoint: through ``llama-server`` the 135M model makes
-a tool call in 1 reply of 50 BFCL samples, through our routing shim in 49
-(benchmarks/results/agentic-edge/llama-server-vs-shim/).
+SmolLM2's own chat template renders no tools (``llama-server`` would drop ``tools`` and fail on
+an assistant message whose ``content`` is null), so the server is given ours,
+``templates/smollm2-tools.jinja``: tools listed in the system message, calls as
+``<tool_call>{...}</tool_call>`` blocks, ``tool`` results as ``<tool_response>`` — llama.cpp's
+template analysis then builds its tool-call parser and lazy grammar from it.
+
+It is the ``embedded`` endpoint (:func:`choose_embedded`) except where the model is to make the
+tool calls itself: through ``llama-server`` the 135M model makes a tool call in 1 reply of 50 BFCL
+samples (its lazy grammar waits for a ``<tool_call>`` the model does not write), through
+llama-cpp-python's server and our routing shim, which constrains a reply's first tokens to a
+choice between a message and a call, in 49 (benchmarks/results/agentic-edge/llama-server-vs-shim/).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from typing import Any
 from agentic_bench.endpoint.llama_server import LLAMA_CPP_VERSION, LlamaServer
 from agentic_bench.errors import EndpointStartError
 
+TOOLS_TEMPLATE = Path(__file__).resolve().parent / "templates" / "smollm2-tools.jinja"
 BINARY_NAME = f"llama-server-{LLAMA_CPP_VERSION}"
 BINARY_ENV = "AGENTIC_BENCH_LLAMA_SERVER"
 MODEL_CTX = 8192  # SmolLM2-135M-Instruct's trained context
@@ -43,6 +52,18 @@ def find_binary() -> Path | None:
     return next((p for p in binary_candidates() if p.is_file() and os.access(p, os.X_OK)), None)
 
 
+def choose_embedded(tool_routing: bool) -> tuple[str, str]:
+    """Which server ``--endpoint embedded`` starts, and why: ``llama-server`` unless the workload
+    needs the model's tool calls (``tool_routing``) or the binary is not built, then
+    ``llama-cpp-python`` (its server with our routing shim)."""
+    if tool_routing:
+        return "llama-cpp-python", ("the model is to call tools: our routing shim makes the 135M "
+                                    "model call them, llama-server's template alone does not")
+    if find_binary() is None:
+        return "llama-cpp-python", f"llama-server is not built: {HINT}"
+    return "llama-server", "llama.cpp's own server, a slot per stream, /metrics"
+
+
 class LlamaCppServer(LlamaServer):
     """``with LlamaCppServer(slots=4) as srv: ... srv.base_url`` — llama.cpp's server."""
 
@@ -59,7 +80,8 @@ class LlamaCppServer(LlamaServer):
             "--host", self.host, "--port", str(self.port),
             "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots),
             "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads),
-            "--metrics", "--jinja", "--no-ui", *self.extra_args,
+            "--metrics", "--jinja", "--chat-template-file", str(TOOLS_TEMPLATE), "--no-ui",
+            *self.extra_args,
         ]  # fmt: skip
 
     def _check_installed(self) -> None:
@@ -81,7 +103,7 @@ class LlamaCppServer(LlamaServer):
         out = super().info()
         out.update(kind="llama-server", launcher="llama-server",
                    server=f"llama-server (llama.cpp from llama-cpp-python {LLAMA_CPP_VERSION})",
-                   binary=str(self.binary),
+                   binary=str(self.binary), chat_template=TOOLS_TEMPLATE.name,
                    metrics_urls=[self.metrics_url, self.slots_url] if self.port else [])
         flags = out["flags"]
         for key in ("chat_format", "n_threads_batch"):

@@ -1,7 +1,10 @@
-"""Turn ``--endpoint`` into a ready transport: a URL, ``embedded`` or ``inproc``.
+"""Turn ``--endpoint`` into a ready transport: a URL, ``embedded``, ``llama-server``,
+``llama-cpp-python`` or ``inproc``.
 
-``embedded`` starts the packaged llama.cpp server on a free loopback port, restarts it if it
-crashes, and stops it when the block exits, whatever happens; ``inproc`` calls the same model
+``embedded`` starts the packaged model on llama.cpp's ``llama-server`` — or on llama-cpp-python's
+server with our tool-call routing when the workload needs tool calls (:func:`choose_embedded`) —
+on a free loopback port, restarts it if it crashes, and stops it when the block exits, whatever
+happens; ``inproc`` calls the same model
 through ``llama_cpp.Llama`` in this process (no HTTP). A URL is checked before the run:
 unreachable, rejected key and unknown model are usage errors (exit 2) and nothing is sent.
 """
@@ -64,14 +67,45 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
     return model
 
 
+def _embedded_server(spec: str, tool_routing: bool, server_log: Path | None,
+                     slots: int) -> LlamaServer | None:
+    """The server ``spec`` starts (None for a URL), its start announced on stderr."""
+    if spec == "embedded":
+        from agentic_bench.endpoint.llama_cpp_server import choose_embedded
+
+        spec, why = choose_embedded(tool_routing)
+        print(f"endpoint: embedded = {spec} ({why})", file=sys.stderr, flush=True)
+    if spec == "llama-server":
+        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
+
+        cpp = LlamaCppServer(log_path=server_log, append_log=True, slots=slots)
+        slots_text = f"{cpp.slots} slot{'s' if cpp.slots != 1 else ''}"
+        print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
+              f"{slots_text} x {cpp.n_ctx:,} tokens, {cpp.n_threads} threads); pass "
+              "--endpoint URL to measure your own server", file=sys.stderr, flush=True)
+        return cpp
+    if spec == "llama-cpp-python":
+        from agentic_bench.endpoint.llama_server import LlamaServer
+
+        server = LlamaServer(log_path=server_log, append_log=True)
+        print("endpoint: starting llama-cpp-python's server with our tool-call routing "
+              f"(packaged SmolLM2-135M, {server.n_threads} threads); pass --endpoint URL to "
+              "measure your own server", file=sys.stderr, flush=True)
+        return server
+    return None
+
+
 @contextlib.asynccontextmanager
 async def open_endpoint(
     spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
     request_timeout_s: float = 300.0, warm_connections: int = 1,
     server_log: Path | None = None, api_key_header: str | None = None, slots: int = 1,
+    tool_routing: bool = False,
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
-    once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams)."""
+    once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams).
+    ``tool_routing``: the workload needs the model to make tool calls (``embedded`` then
+    serves through llama-cpp-python and our routing shim: :func:`choose_embedded`)."""
     if spec == "inproc":
         from agentic_bench.endpoint.inproc import InprocChatClient
 
@@ -81,23 +115,8 @@ async def open_endpoint(
         finally:
             await inproc.aclose()
         return
-    server: LlamaServer | None = None
+    server = _embedded_server(spec, tool_routing, server_log, slots)
     url = spec
-    if spec == "llama-server":
-        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
-
-        server = LlamaCppServer(log_path=server_log, append_log=True, slots=slots)
-        slots_text = f"{server.slots} slot{'s' if server.slots != 1 else ''}"
-        print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
-              f"{slots_text} x {server.n_ctx:,} tokens, {server.n_threads} threads)",
-              file=sys.stderr, flush=True)
-    elif spec == "embedded":
-        from agentic_bench.endpoint.llama_server import LlamaServer
-
-        server = LlamaServer(log_path=server_log, append_log=True)
-        print("endpoint: starting the embedded llama.cpp server (packaged SmolLM2-135M, "
-              f"{server.n_threads} threads); pass --endpoint URL to measure your own server",
-              file=sys.stderr, flush=True)
     if server is not None:
         await asyncio.to_thread(server.start)
         server.supervise()  # a crashed server comes back on the same port; the run goes on
@@ -117,8 +136,7 @@ async def open_endpoint(
             chosen = await preflight(client, model)
             await client.warm_up(warm_connections)
             info = server.info() if server is not None else {}
-            kind = "url" if server is None else "llama-server" if spec == "llama-server" \
-                else "embedded"
+            kind = "url" if server is None else spec
             yield Endpoint(transport, chosen, redact_url(url), kind, info, target=url)
         finally:
             await client.aclose()

@@ -245,7 +245,8 @@ def render_text(summary: dict[str, Any]) -> str:
         *([f"Command   : {summary['command_line']}"] if summary.get("command_line") else []),
         "Scenario  : " + (lanes_line(summary.get("config") or {})
                           or _load_line(summary.get("scenario") or {})),
-        f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}",
+        f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}"
+        + (f" ({server})" if (server := summary.get("endpoint", {}).get("server")) else ""),
         f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
         f"Result is : {summary['result']}",
         *([f"            {summary['failure']}"

@@ -283,12 +283,19 @@ def test_a_run_without_endpoint_says_it_starts_the_bundled_model(tmp_path: Path)
                           "--max-tokens", "4", "--out", str(out), "--quiet"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert res.returncode in (0, 3), res.stderr
-    assert "starting the embedded llama.cpp server" in res.stderr
+    from agentic_bench.endpoint.llama_cpp_server import find_binary
+
+    if find_binary() is not None:  # #34: llama.cpp's own server
+        assert "endpoint: embedded = llama-server" in res.stderr
+        assert "starting llama.cpp's llama-server" in res.stderr
+    else:  # said, with how to build it
+        assert "embedded = llama-cpp-python (llama-server is not built" in res.stderr
     assert "pass --endpoint URL" in res.stderr and (out / "server.log").stat().st_size > 0
 
 
 def _server_child(parent: int) -> int | None:
-    """The pid of the embedded server started by process ``parent`` (its child with --model)."""
+    """The pid of the embedded server started by process ``parent`` (its child with the model:
+    ``--model`` for llama-cpp-python's server, ``-m`` for llama-server)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -297,7 +304,8 @@ def _server_child(parent: int) -> int | None:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"--model" in cmdline:
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and \
+                (b"--model" in cmdline or b"-m" in cmdline):
             return int(entry.name)
     return None
 

@@ -1,8 +1,8 @@
-"""#34 item 1: ``--endpoint llama-server`` — llama.cpp's own server, built from the pinned sdist
-by the install step, answers what the harness needs (streaming with usage, ``top_k: -1``, the
-prompt cache's ``cached_tokens``, ``/metrics``, context overflow as its own error type) and a
-4-stream replay against it shows the server's metrics (``/metrics`` and ``/slots``) over the run
-without being asked."""
+"""#34 item 1: ``llama-server`` — llama.cpp's own server, built from the pinned sdist by the
+install step and the embedded endpoint's default, answers what the harness needs (streaming
+with usage, ``top_k: -1``, the prompt cache's ``cached_tokens``, ``/metrics``, context overflow
+as its own error type) and a 4-stream replay against it shows the server's metrics
+(``/metrics`` and ``/slots``) over the run without being asked."""
 
 from __future__ import annotations
 
@@ -62,16 +62,53 @@ def test_context_overflow_is_its_own_error(server: LlamaCppServer) -> None:
     assert result.error_type == "context_overflow", result.error
 
 
+def test_our_template_renders_tools_recorded_calls_and_results(server: LlamaCppServer) -> None:
+    """llama.cpp's own Jinja engine renders our template: the tools listed, a recorded call
+    whose content is null as a <tool_call> block, a tool result as <tool_response>; and the
+    server reads tool support from it."""
+    import urllib.request
+
+    root = server.base_url.removesuffix("/v1")
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    body = {"messages": [{"role": "user", "content": "Weather in Paris?"},
+                         {"role": "assistant", "content": None, "tool_calls": [call]},
+                         {"role": "tool", "tool_call_id": "c1", "content": "18 C"}],
+            "tools": [{"type": "function", "function": {
+                "name": "get_weather", "description": "The weather of a city",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]}
+    request = urllib.request.Request(root + "/apply-template", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        prompt = json.loads(reply.read())["prompt"]
+    system = prompt.split("<|im_end|>")[0]
+    assert '"name": "get_weather"' in system and "The weather of a city" in system
+    assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>' \
+        in prompt
+    assert "<tool_response>\n18 C\n</tool_response>" in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")
+    with urllib.request.urlopen(root + "/props", timeout=30) as reply:
+        caps = json.loads(reply.read())["chat_template_caps"]
+    assert caps["supports_tools"] and caps["supports_tool_calls"]
+    # and a streamed request carrying those tools and that history is answered
+    result = _chat(server.base_url, {**body, "max_tokens": 8})
+    assert result.ok, result.error
+
+
 def test_replay_scrapes_the_servers_metrics_by_default(tmp_path: Path, cli: Any) -> None:
+    """No --endpoint: the embedded endpoint of a replay is llama-server, a slot per stream."""
     out = tmp_path / "run"
-    res = cli("replay", str(ROOT / "traces" / "sample.jsonl"), "--endpoint", "llama-server",
-              "--sessions", "8", "--scenario", "concurrency", "--concurrency", "4",
+    res = cli("replay", str(ROOT / "traces" / "sample.jsonl"), "--sessions", "8",
+              "--scenario", "concurrency", "--concurrency", "4",
               "--max-tokens", "16", "--server-metrics-interval", "0.25", "--out", str(out),
               "--quiet")
     assert res.returncode == 0, res.stderr
     summary = json.loads((out / "summary.json").read_text())
     endpoint = summary["endpoint"]
     assert endpoint["kind"] == "llama-server" and endpoint["flags"]["slots"] == 4
+    assert endpoint["chat_template"] == "smollm2-tools.jinja"
+    assert "endpoint: embedded = llama-server" in res.stderr
+    assert "(llama-server (llama.cpp" in (out / "summary.txt").read_text()  # the Endpoint line
     assert endpoint["flags"]["ctx_size"] == 4 * 8192
     assert summary["counts"]["sessions_ok"] == 8
     sources = summary["server_metrics"]["sources"]

@@ -144,4 +144,5 @@ def build_workload(args: Any) -> Workload:
         # --resume compares what was run, not how the departures are worded
         identity={k: v for k, v in info.items() if k != "mlperf"},
         write_artifacts=write_artifacts,
+        tool_routing=args.tool_mode == "native",
     )

@@ -145,12 +145,15 @@ def _check(args: Any) -> None:
         raise ConfigError("--record-trace and --replay-responses must be different files")
 
 
+LOCAL_ENDPOINTS = ("embedded", "inproc", "llama-server", "llama-cpp-python")
+
+
 def grade_concurrency(args: Any) -> int:
     """Grading calls in flight per question: ``--grade-concurrency``, else 4 — but 1 for the
-    embedded/in-process endpoint, which serves one request at a time."""
+    packaged model's endpoints, whose server has a slot per stream of the run (or one)."""
     if args.grade_concurrency is not None:
         return int(args.grade_concurrency)
-    return 1 if args.endpoint in ("embedded", "inproc") else 4
+    return 1 if args.endpoint in LOCAL_ENDPOINTS else 4
 
 
 def build_pipeline(args: Any, selection: Selection,

@@ -239,3 +239,13 @@ def test_a_stream_cut_after_a_200_is_scored_from_what_arrived() -> None:
     acc = summary["accuracy"]
     assert acc["completed"] == acc["answered"] == len(picked)
     assert acc["subsets"]["simple_python"]["accuracy"] >= 0.95
+
+
+@pytest.mark.parametrize(("tool_mode", "routing"),
+                         [("native", True), ("json-schema", False), ("prompt", False)])
+def test_native_tool_calls_ask_the_embedded_endpoint_for_routing(tool_mode: str,
+                                                                 routing: bool) -> None:
+    """Native tool calling needs our routing shim on the embedded endpoint (#34: the 135M model
+    calls a tool in 1 of 50 replies through llama-server alone); the other modes constrain
+    the reply themselves and run on llama-server."""
+    assert build_workload(args(tool_mode=tool_mode, samples=2)).tool_routing is routing
