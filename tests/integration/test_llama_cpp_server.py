@@ -128,9 +128,10 @@ def test_replay_scrapes_the_servers_metrics_by_default(tmp_path: Path, cli: Any)
 
 
 def test_agentx_lanes_with_its_tokenizer_and_metrics(tmp_path: Path, cli: Any) -> None:
-    """4 AgentX lanes of Weka agent trees on the embedded endpoint (llama-server): prompts made token-exact with the
-    server's own /tokenize, and busy and deferred requests over the run from its /metrics (the
-    server's counters also see the lanes' warm-up requests, which the summary leaves out)."""
+    """4 AgentX lanes of Weka agent trees on the embedded endpoint (llama-server): prompts made
+    token-exact with the server's own /tokenize, and busy and deferred requests over the run
+    from its /metrics (the server's counters also see the lanes' warm-up requests, which the
+    summary leaves out)."""
     out = tmp_path / "ax"
     res = cli("replay", str(ROOT / "tests" / "data" / "weka" / "corpus.jsonl"),
               "--tokenizer", "server", "--agentx",  # the embedded endpoint: llama-server
