@@ -36,8 +36,8 @@ if TYPE_CHECKING:
         Workload,
     )
     from agentic_bench.errors import ConfigError
-    from agentic_bench.option_schema import OptionsModel, option
-    from agentic_bench.run_options import ReplayOptions
+    from agentic_bench.options.replay import ReplayOptions
+    from agentic_bench.options.schema import OptionsModel, option
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.lazy_method import lazy
     from agentic_bench.tasks.recorder import SessionRecorder
@@ -98,13 +98,13 @@ _LAZY = {
     "ChatResult": "agentic_bench.transport.result",
     "SessionTicket": "agentic_bench.contracts",
     "SessionOutcome": "agentic_bench.contracts",
-    "ReplayOptions": "agentic_bench.run_options",
+    "ReplayOptions": "agentic_bench.options.replay",
     "ConfigError": "agentic_bench.errors",
     "make_chat_client": "agentic_bench.transport.choose",  # a plugin's own second endpoint
     "redact_url": "agentic_bench.transport.url",  # a URL safe to write into a summary
     "lazy": "agentic_bench.tasks.lazy_method",  # a task method imported on first call
-    "OptionsModel": "agentic_bench.option_schema",  # a task's options, declared
-    "option": "agentic_bench.option_schema",
+    "OptionsModel": "agentic_bench.options.schema",  # a task's options, declared
+    "option": "agentic_bench.options.schema",
 }
 
 GROUP = "agentic_bench.plugins"
@@ -188,7 +188,8 @@ def simple_workload(name: str, sessions: Sequence[Session], run_session: Session
                     accuracy_target: float | None = None,
                     default_slos: Mapping[str, float] | None = None,
                     default_scenario: str | None = None,
-                    info: Mapping[str, Any] | None = None) -> Workload:
+                    info: Mapping[str, Any] | None = None,
+                    tool_calls: bool = False) -> Workload:
     """A :class:`Workload` from sessions, an async per-session function and a scorer.
 
     For each issued session the harness calls ``await run_session(rec, session)``; the
@@ -198,7 +199,9 @@ def simple_workload(name: str, sessions: Sequence[Session], run_session: Session
     a ``sample`` record; ``aggregate(records)`` (default :func:`sample_accuracy`) makes the
     summary's accuracy block. An exception in either is recorded as an ``internal`` error of
     that session (the run goes on). Scoring runs in a worker thread after the session's
-    clock has stopped. ``accuracy_target`` becomes the ``accuracy`` SLO.
+    clock has stopped. ``accuracy_target`` becomes the ``accuracy`` SLO. ``tool_calls``: the
+    model is to make tool calls itself (OpenAI ``tools``), so the embedded endpoint serves it
+    through our tool-call routing (docs/embedded-endpoint.md).
     """
     from agentic_bench.contracts import SessionSource
     from agentic_bench.errors import ConfigError
@@ -224,7 +227,8 @@ def simple_workload(name: str, sessions: Sequence[Session], run_session: Session
 
     return Workload(name=name, source=SessionSource(len(items), items.__getitem__),
                     make_executor=make_executor, score=score, default_slos=slos,
-                    default_scenario=default_scenario, info=dict(info or {}))
+                    default_scenario=default_scenario, info=dict(info or {}),
+                    tool_routing=tool_calls)
 
 
 async def _run_one(ctx: ExecContext, ticket: SessionTicket, run_session: SessionFn,
@@ -327,7 +331,7 @@ async def run_offline(workload: Workload, transport: Any, *, sessions: int | Non
                       model: str = "fake") -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Run sessions one after another on ``transport``; returns ``(records, accuracy)``."""
     from agentic_bench.contracts import SessionTicket
-    from agentic_bench.run_options import ReplayOptions
+    from agentic_bench.options.replay import ReplayOptions
     from agentic_bench.workload import ExecContext
 
     records: list[dict[str, Any]] = []

@@ -20,23 +20,23 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench import __version__
-from agentic_bench.config_file import write_run_config
-from agentic_bench.contracts import ExecContext, RecordSink, Workload
+from agentic_bench.contracts import ExecContext, RecordSink, Segment, Workload
 from agentic_bench.endpoint.resolve import Endpoint, open_endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.load import gc_policy
-from agentic_bench.load.lanes import LaneRunner, LaneSpec
+from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.load.spec import OPEN_LOOP, LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
 from agentic_bench.metrics.record_types import RECORD_VERSION
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
+from agentic_bench.options.files import write_run_config
+from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
+from agentic_bench.options.run import RunConfig
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
-from agentic_bench.run_config import RunConfig, Segment
 from agentic_bench.server_metrics.digest import digest as server_digest
 from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
 from agentic_bench.transport.base import ChatTransport

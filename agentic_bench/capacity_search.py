@@ -117,8 +117,8 @@ def run_search(workload: Any, config: Any, spec: SearchSpec,
     """Probe loads as the module says; ``point_config(key, value)`` gives a point's whole
     config (as a sweep's). A point that did not reach its load never passes."""
     from agentic_bench.bench import default_out, run_workload
-    from agentic_bench.config_file import write_run_config
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
+    from agentic_bench.options.files import write_run_config
     from agentic_bench.reporting.sweep_html import write_sweep_html
 
     slos = {**workload.default_slos, **config.slos}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.trace.model import Session
 from agentic_bench.transport.base import ChatTransport
 
@@ -116,6 +116,17 @@ Scorer = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
 
 
 @dataclass
+class Segment:
+    """The outcome of one measured segment of a run (the scheduler's or LoadGen's)."""
+
+    duration_s: float
+    stop_reason: str
+    issued: int
+    cancelled: int
+    workers: list[dict[str, Any]] | None = None
+
+
+@dataclass
 class Workload:
     name: str
     source: SessionSource
@@ -145,4 +156,4 @@ class Workload:
 
 
 __all__ = ["ExecContext", "Execute", "LaneStart", "RecordSink", "ReplayClock", "Scorer",
-           "SessionOutcome", "SessionSource", "SessionTicket", "Workload"]
+           "Segment", "SessionOutcome", "SessionSource", "SessionTicket", "Workload"]

@@ -6,7 +6,7 @@ file, the key's line and what was expected). ``show`` prints the effective optio
 defaults, preset, file and command line merged — as a config file that ``run --config`` takes
 back unchanged (``config show replay TRACE [OPTIONS]`` for ``replay --config``; such a file
 says ``benchmark: replay``); URLs with credentials are redacted, API keys never appear (only the
-names of the variables that hold them). See :mod:`agentic_bench.config_file`.
+names of the variables that hold them). See :mod:`agentic_bench.options.files`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def check_main(args: argparse.Namespace) -> int:
-    from agentic_bench.config_file import check_benchmark, read_config
+    from agentic_bench.options.files import check_benchmark, read_config
 
     config = read_config(args.file)
     name = check_benchmark(config, args.benchmark)
@@ -87,7 +87,7 @@ def _command(name: str) -> str:
 def effective_options(parsed: Any, benchmark: str) -> dict[str, Any]:
     """The options as a config mapping, from their schema: unset (``None``) options left out,
     paths as text, URLs redacted; API keys appear only as the names of their variables."""
-    from agentic_bench.option_schema import public_options
+    from agentic_bench.options.schema import public_options
 
     return {"benchmark": benchmark, **public_options(parsed, exclude_none=True)}
 
@@ -112,7 +112,7 @@ def show_main(args: argparse.Namespace) -> int:
 def schema_main(args: argparse.Namespace) -> int:
     import json
 
-    from agentic_bench.option_schema import json_schema
+    from agentic_bench.options.schema import json_schema
 
     print(json.dumps(json_schema(model_for(args.benchmark), args.benchmark), indent=2))
     return 0
@@ -121,7 +121,7 @@ def schema_main(args: argparse.Namespace) -> int:
 def model_for(name: str) -> Any:
     """The options model of ``run NAME`` (or of ``replay``)."""
     if name == "replay":
-        from agentic_bench.run_schema import ReplayCommandOptions
+        from agentic_bench.options.common import ReplayCommandOptions
 
         return ReplayCommandOptions
     from agentic_bench.tasks.registry import load_task, task_options

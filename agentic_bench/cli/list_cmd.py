@@ -41,7 +41,7 @@ def _installed(dist: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.load.spec import SCENARIOS
+    from agentic_bench.options.load import SCENARIOS
     from agentic_bench.tasks.registry import discover
 
     print("benchmarks:")

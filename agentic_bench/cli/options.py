@@ -1,7 +1,7 @@
-"""From validated run options (:mod:`agentic_bench.run_schema`) to a RunConfig, and running it.
+"""From validated run options (:mod:`agentic_bench.options.common`) to a RunConfig, and running it.
 
-The options themselves — flags, help, files — are declared in ``run_schema``; this module
-translates them into the harness's :class:`~agentic_bench.run_config.RunConfig` (checking the
+The options themselves — flags, help, files — are declared in ``options.common``; this module
+translates them into the harness's :class:`~agentic_bench.options.run.RunConfig` (checking the
 combinations a single option cannot: ``--loadgen`` with ``--workers``, ...)."""
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ def run_config(args: Any, command: str | None = None) -> Any:
     import secrets
 
     from agentic_bench.errors import ConfigError
-    from agentic_bench.load.spec import LoadSpec
     from agentic_bench.metrics.verdict import parse_slos
-    from agentic_bench.option_schema import command_line, identity, public_options
+    from agentic_bench.options.load import LoadSpec
+    from agentic_bench.options.replay import ReplayOptions
+    from agentic_bench.options.run import RunConfig
+    from agentic_bench.options.schema import command_line, identity, public_options
     from agentic_bench.replay.think import ThinkPolicy
-    from agentic_bench.run_config import RunConfig
-    from agentic_bench.run_options import ReplayOptions
     from agentic_bench.transport.session_headers import check_names
 
     overrides: dict[str, Any] = {}
@@ -62,7 +62,7 @@ def run_config(args: Any, command: str | None = None) -> Any:
         concurrency = int(search.lo)
     loadgen = None
     if args.loadgen == "mlperf":
-        from agentic_bench.loadgen.options import LoadgenOptions, require_loadgen
+        from agentic_bench.options.loadgen import LoadgenOptions, require_loadgen
 
         if args.workers > 1 or args.ray_address or args.resume or args.sweep:
             raise ConfigError("--loadgen mlperf runs once in one process: drop --workers, "
@@ -128,7 +128,7 @@ def run_config(args: Any, command: str | None = None) -> Any:
 def synthesis_options(args: Any) -> Any:
     """How prompts given as blocks are written (replay's agent-tree options; defaults for a
     command without them)."""
-    from agentic_bench.run_options import SynthesisOptions
+    from agentic_bench.options.replay import SynthesisOptions
 
     if not hasattr(args, "tokenizer"):
         return SynthesisOptions(seed=args.seed)
@@ -140,8 +140,8 @@ def lane_spec(args: Any) -> Any:
     """The lanes of a run over agent trees (``replay`` of Weka traces): ``--concurrency``
     lanes (1 without it), the trajectory start, warm-up, wrap, idle cap and duration."""
     from agentic_bench.errors import ConfigError
-    from agentic_bench.load.lanes import LaneSpec
-    from agentic_bench.run_schema import parse_trajectory
+    from agentic_bench.options.common import parse_trajectory
+    from agentic_bench.options.load import LaneSpec
 
     if args.scenario not in ("single-stream", "concurrency"):
         raise ConfigError(f"--scenario {args.scenario}: agent trees (Weka traces) run in lanes "

@@ -55,7 +55,7 @@ def command_line(argv: list[str]) -> str:
 
 
 def db_build_main(args: argparse.Namespace) -> int:
-    from agentic_bench.loadgen.options import require_loadgen
+    from agentic_bench.options.loadgen import require_loadgen
     from agentic_bench.tasks.rag_e2e.db_loadgen import qsl_pages
     from agentic_bench.tasks.rag_e2e.db_run import run_db_build
     from agentic_bench.tasks.rag_e2e.index_cache import default_cache_dir, make_embedder

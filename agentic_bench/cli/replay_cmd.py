@@ -22,7 +22,7 @@ EPILOG = """examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    # the options are parsed by their schema when the command runs (run_schema imports
+    # the options are parsed by their schema when the command runs (options.common imports
     # pydantic, which `agentic-bench --help` must not); no prefix characters here, so every
     # word after `replay`, options and --help included, reaches that parser in order
     p = sub.add_parser("replay", help="replay a recorded trace (JSONL) under a load scenario",
@@ -32,12 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def parse_replay_args(argv: list[str]) -> Any:
-    """``replay``'s validated, frozen options (:class:`~agentic_bench.run_schema.\
+    """``replay``'s validated, frozen options (:class:`~agentic_bench.options.common.\
 ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agentx`` sets the
 scenario's defaults (explicit values win)."""
     from agentic_bench.cli.options import with_resumed_options
-    from agentic_bench.option_parser import parse_options
-    from agentic_bench.run_schema import ReplayCommandOptions
+    from agentic_bench.options.common import ReplayCommandOptions
+    from agentic_bench.options.parser import parse_options
     from agentic_bench.tasks.agentx import preset_defaults
 
     argv = with_resumed_options(list(argv))

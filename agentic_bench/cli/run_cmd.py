@@ -50,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
 
     rest, benchmark = list(args.rest), args.benchmark
     if args.run_config_file:  # `run --config FILE [BENCHMARK] [OPTIONS]`
-        from agentic_bench.config_file import check_benchmark, read_config
+        from agentic_bench.options.files import check_benchmark, read_config
 
         benchmark = check_benchmark(read_config(args.run_config_file), benchmark)
         rest = ["--config", args.run_config_file, *rest]

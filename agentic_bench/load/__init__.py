@@ -8,7 +8,7 @@ from agentic_bench.load.arrivals import (
     trace_arrivals,
 )
 from agentic_bench.load.runner import LoadRunner, RunStats
-from agentic_bench.load.spec import SCENARIOS, LoadSpec
+from agentic_bench.options.load import SCENARIOS, LoadSpec
 
 __all__ = [
     "SCENARIOS",

@@ -35,25 +35,11 @@ from agentic_bench.contracts import (
 )
 from agentic_bench.load.clock import LaneClock, sleep_or_stop
 from agentic_bench.load.runner import RunStats
+from agentic_bench.options.load import LaneSpec
 from agentic_bench.synthesis.marker import cache_bust_marker
 from agentic_bench.trace.conversations import timed
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.trajectory import draw_start_s, plan
-
-
-@dataclass(frozen=True)
-class LaneSpec:
-    lanes: int = 1
-    trajectory: tuple[float, float] = (0.0, 0.0)  # t* range, fractions of a tree's span
-    warmup_requests: int = 1
-    duration_s: float | None = None
-    cut: bool = False  # the measured phase's end stops trees mid-way (--agentx)
-    allow_wrap: bool = False
-    idle_gap_cap_s: float | None = None
-    cache_bust: bool = True
-    seed: int = 42
-    grace_s: float = 30.0
-    sessions: int | None = None  # trees to draw in all (None: one pass, or until --duration)
 
 
 @dataclass
@@ -267,4 +253,4 @@ class LaneRunner:
         self.stop_event.set()
 
 
-__all__ = ["LaneRunner", "LaneSpec", "LaneStats"]
+__all__ = ["LaneRunner", "LaneStats"]

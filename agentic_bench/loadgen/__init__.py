@@ -5,6 +5,6 @@ imports ``mlperf_loadgen`` at import time; :func:`agentic_bench.loadgen.run.run_
 imports it when a run starts. See docs/loadgen.md.
 """
 
-from agentic_bench.loadgen.options import SCENARIO_MAP, LoadgenOptions
+from agentic_bench.options.loadgen import SCENARIO_MAP, LoadgenOptions
 
 __all__ = ["SCENARIO_MAP", "LoadgenOptions"]

@@ -17,14 +17,13 @@ from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.contracts import ExecContext, RecordSink, Workload
+from agentic_bench.contracts import ExecContext, RecordSink, Segment, Workload
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.loadgen.accuracy import score_accuracy_log
 from agentic_bench.loadgen.compare import compare_latencies
 from agentic_bench.loadgen.conf_files import AUDIT_CONF, USER_CONF, copy_conf
 from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result
-from agentic_bench.loadgen.options import INSTALL_HINT, LoadgenOptions
 from agentic_bench.loadgen.settings import (
     SettingsPlan,
     build_test_settings,
@@ -33,7 +32,8 @@ from agentic_bench.loadgen.settings import (
 )
 from agentic_bench.loadgen.sut import SessionSut
 from agentic_bench.loadgen.test09 import finish_test09
-from agentic_bench.run_config import RunConfig, Segment
+from agentic_bench.options.loadgen import INSTALL_HINT, LoadgenOptions
+from agentic_bench.options.run import RunConfig
 from agentic_bench.workload import session_executor
 
 # LoadGen's issue thread needs the GIL to call issue_queries; while the loop thread runs Python

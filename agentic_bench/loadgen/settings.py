@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.spec import LoadSpec
-from agentic_bench.loadgen.options import LoadgenOptions
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.loadgen import LoadgenOptions
 
 NS_PER_MS = 1_000_000
 # MLPerf reference LLM constraints (p99 TTFT / p99 TPOT, ms): llama2-70b Server and Interactive

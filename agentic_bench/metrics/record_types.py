@@ -84,7 +84,7 @@ def session_record(*, session_id: str, source_session: str, session_index: int, 
 # fields declared from a record version on: (type, field) → (version, meaning)
 SINCE: dict[tuple[str, str], tuple[int, str]] = {
     ("run", "options"): (2, "every run option as validated by the options schema "
-                            "(agentic_bench/run_schema.py), URLs redacted"),
+                            "(agentic_bench/options/common.py), URLs redacted"),
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.metrics.record_types import session_record, turn_record
 from agentic_bench.metrics.records import NS_PER_MS
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.history import (
     assistant_message,
     branch_session,
@@ -46,7 +47,6 @@ from agentic_bench.replay.tree_steps import (
 from agentic_bench.replay.tree_steps import (
     sleep_until as tree_sleep_until,
 )
-from agentic_bench.run_options import ReplayOptions
 from agentic_bench.trace.conversations import ROOT
 from agentic_bench.trace.model import (
     JoinStep,

@@ -1,5 +1,5 @@
-"""Think-time policy (defined in :mod:`agentic_bench.run_options`, re-exported here)."""
+"""Think-time policy (defined in :mod:`agentic_bench.options.replay`, re-exported here)."""
 
-from agentic_bench.run_options import ThinkPolicy
+from agentic_bench.options.replay import ThinkPolicy
 
 __all__ = ["ThinkPolicy"]

@@ -14,7 +14,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import LaneStart
-from agentic_bench.run_options import SynthesisOptions
+from agentic_bench.options.replay import SynthesisOptions
 from agentic_bench.synthesis.blocks import BlockWriter
 from agentic_bench.synthesis.conversation import SyntheticConversation
 from agentic_bench.trace.conversations import ROOT, prefix_hits

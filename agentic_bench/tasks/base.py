@@ -1,7 +1,7 @@
 """The public task interface: what a benchmark (built-in or plugin) provides.
 
 A task is an object with a ``name``, a one-line ``summary``, a ``default_scenario``, ``options``
-(an :class:`~agentic_bench.option_schema.OptionsModel` declaring its own options: flags,
+(an :class:`~agentic_bench.options.schema.OptionsModel` declaring its own options: flags,
 ``--help``, configuration-file keys, resume identity and the ``run`` record all come from it)
 and ``workload(options) -> Workload``, which loads its sessions and returns the executor and
 scorer the harness runs. ``workload`` receives the validated, frozen options — the task's own
@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from agentic_bench.contracts import Workload
-from agentic_bench.option_schema import OptionsModel
+from agentic_bench.options.schema import OptionsModel
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import create_model
 
-from agentic_bench.option_schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, option
 
 _SKIPPED = (argparse._HelpAction, argparse._VersionAction)
 

@@ -20,7 +20,7 @@ from agentic_bench.plugins import (
 )
 
 if TYPE_CHECKING:
-    from agentic_bench.option_schema import OptionsModel
+    from agentic_bench.options.schema import OptionsModel
 
 
 def discover() -> dict[str, PluginRef]:
@@ -32,7 +32,7 @@ def task_options(task: Any) -> type[OptionsModel]:
     """The model of ``agentic-bench run TASK``'s options: the task's own and the common ones
     (the scenario's default the task's). A task without ``options`` gets one derived from its
     ``add_arguments`` (:mod:`agentic_bench.tasks.legacy_options`)."""
-    from agentic_bench.run_schema import run_options_model
+    from agentic_bench.options.common import run_options_model
 
     own = getattr(task, "options", None)
     if own is None:
@@ -50,7 +50,7 @@ def parse_task_options(task: Any, argv: Sequence[str]) -> Any:
     the defaults, a preset the task offers (``preset_defaults(options)``: rag-e2e's
     ``--mlperf``), a ``--config FILE`` (checked strictly by the same schema), the command
     line."""
-    from agentic_bench.option_parser import parse_options
+    from agentic_bench.options.parser import parse_options
 
     return parse_options(task_options(task), argv, prog=f"agentic-bench run {task.name}",
                          description=task.summary,
@@ -60,7 +60,7 @@ def parse_task_options(task: Any, argv: Sequence[str]) -> Any:
 def task_workload(name: str, options: dict[str, Any]) -> Any:
     """The workload of benchmark ``name`` with ``options`` (a recipe's JSON data, validated again
     by the task's schema): what a worker process builds."""
-    from agentic_bench.option_schema import from_recipe
+    from agentic_bench.options.schema import from_recipe
 
     task = load_task(name)
     return task.workload(from_recipe(task_options(task), options))
@@ -69,7 +69,7 @@ def task_workload(name: str, options: dict[str, Any]) -> Any:
 def task_recipe(name: str, options: OptionsModel) -> tuple[Any, ...]:
     """A picklable recipe by which a worker process rebuilds this benchmark's workload: the
     validated options as JSON data, not a pickled object."""
-    from agentic_bench.option_schema import recipe_data
+    from agentic_bench.options.schema import recipe_data
 
     return ("agentic_bench.tasks.registry:task_workload", (name, recipe_data(options)), {})
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentic_bench.contracts import Workload
-from agentic_bench.option_schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, option
 
 SAMPLE = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
 

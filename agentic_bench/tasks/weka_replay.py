@@ -10,9 +10,9 @@ from typing import Any
 
 from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.replay import SynthesisOptions
 from agentic_bench.replay.session import SessionReplayer
 from agentic_bench.replay.tree import Synthesis
-from agentic_bench.run_options import SynthesisOptions
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.weka import WekaCorpus, WekaTrace, weka_session
 from agentic_bench.trace.weka.filter import drop_over_context

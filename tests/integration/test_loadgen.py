@@ -15,10 +15,10 @@ import pytest
 
 from agentic_bench.bench import run_workload
 from agentic_bench.contracts import Workload
-from agentic_bench.load.spec import LoadSpec
-from agentic_bench.loadgen.options import LoadgenOptions
-from agentic_bench.run_config import RunConfig
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.loadgen import LoadgenOptions
+from agentic_bench.options.replay import ReplayOptions
+from agentic_bench.options.run import RunConfig
 from agentic_bench.tasks.trace_replay import trace_workload
 
 pytestmark = [

@@ -12,8 +12,8 @@ import yaml
 
 from agentic_bench.cli.config_cmd import effective_options
 from agentic_bench.cli.run_cmd import parse_task_args
-from agentic_bench.config_file import check_benchmark, read_config
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.files import check_benchmark, read_config
 from agentic_bench.tasks.registry import load_task
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 
 from agentic_bench.cli.config_cmd import effective_options, model_for, parse_for
 from agentic_bench.errors import ConfigError
-from agentic_bench.option_parser import build_parser
-from agentic_bench.option_schema import (
+from agentic_bench.options.parser import build_parser
+from agentic_bench.options.schema import (
     OptionSpec,
     from_recipe,
     identity,
@@ -254,7 +254,7 @@ def test_config_schema_accepts_the_shipped_examples_and_refuses_a_wrong_key(
 
 
 def test_a_run_saves_its_options_as_a_config_file(tmp_path: Path) -> None:
-    from agentic_bench.config_file import write_run_config
+    from agentic_bench.options.files import write_run_config
 
     options = parse_for("rag-e2e", ["--quick", "--out", "o", "--endpoint", "http://u:pw@h:1/v1",
                                     "--overwrite"])
@@ -277,7 +277,7 @@ def test_a_run_saves_its_options_as_a_config_file(tmp_path: Path) -> None:
 def test_the_command_line_runs_the_same_options_again() -> None:
     import shlex
 
-    from agentic_bench.option_schema import command_line
+    from agentic_bench.options.schema import command_line
 
     options = parse_for("rag-e2e", ["--quick", "--endpoint", "http://u:pw@h:1/v1?token=abc",
                                     "--slo", "ttft_p99_ms=5", "--out", "x y", "--resume", "r",

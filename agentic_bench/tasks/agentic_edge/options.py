@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from agentic_bench.option_schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, option
 from agentic_bench.tasks.agentic_edge.trace_build import DEFAULT_TRACE
 
 QUICK_PERF_SESSIONS = 2

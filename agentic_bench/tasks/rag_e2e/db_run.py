@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.load.spec import LoadSpec
 from agentic_bench.loadgen.conf_files import USER_CONF, copy_conf
 from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result, parse_accuracy_log
-from agentic_bench.loadgen.options import LoadgenOptions
 from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.loadgen import LoadgenOptions
 from agentic_bench.tasks.rag_e2e import db_accuracy
 from agentic_bench.tasks.rag_e2e.db_loadgen import (
     DB_FOLDER,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
-from agentic_bench.option_schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, option
 from agentic_bench.tasks.rag_e2e.index_cache import (
     EMBED_BACKEND_HELP,
     EMBEDDER_HELP,

@@ -98,4 +98,5 @@ def build_workload(args: Any) -> Workload:
         "tau2-airline", sessions, run, score,
         aggregate=lambda records: tau2_accuracy(records, target, settings.profile,
                                                 settings.user_mode),
-        accuracy_target=target, default_scenario="single-stream", info=info)
+        accuracy_target=target, default_scenario="single-stream", info=info,
+        tool_calls=True)  # the agent's tool calls are the model's own

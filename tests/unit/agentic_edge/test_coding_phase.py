@@ -13,7 +13,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionTicket
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.tasks.agentic_edge.coding_phase import (
     as_session,
     inline_accuracy,

@@ -17,7 +17,7 @@ import pytest
 from agentic_bench.contracts import ExecContext
 from agentic_bench.load import LoadRunner, LoadSpec
 from agentic_bench.metrics import RunInfo, summarize
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.tasks.agentic_edge import oracle_decoded, sample_single_turn
 from agentic_bench.tasks.agentic_edge.edge_workload import build_workload
 from agentic_bench.tasks.agentic_edge.tools_convert import sanitize_name

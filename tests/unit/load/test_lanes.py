@@ -13,7 +13,8 @@ import pytest
 
 from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.clock import LaneClock
-from agentic_bench.load.lanes import LaneRunner, LaneSpec
+from agentic_bench.load.lanes import LaneRunner
+from agentic_bench.options.load import LaneSpec
 from agentic_bench.trace.weka import WekaCorpus, weka_session
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "weka"

@@ -7,7 +7,7 @@ from time import perf_counter_ns
 
 from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.load.spec import LoadSpec
+from agentic_bench.options.load import LoadSpec
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
 SESSION = Session(schema_version=SCHEMA_VERSION, session_id="s", turns=[Turn(user="hi")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.spec import LoadSpec
+from agentic_bench.options.load import LoadSpec
 
 
 @pytest.mark.parametrize(("spec", "needle"), [

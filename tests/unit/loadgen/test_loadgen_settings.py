@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.spec import LoadSpec
-from agentic_bench.loadgen.options import SCENARIO_MAP, LoadgenOptions
 from agentic_bench.loadgen.settings import build_test_settings, plan_settings
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.loadgen import SCENARIO_MAP, LoadgenOptions
 
 needs_lg = pytest.mark.skipif(importlib.util.find_spec("mlperf_loadgen") is None,
                               reason="mlperf_loadgen (mlcommons-loadgen) not installed")
@@ -153,7 +153,8 @@ def test_offline_never_gets_zero_queries() -> None:
 def test_missing_loadgen_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
-    from agentic_bench.loadgen import options, run
+    from agentic_bench.loadgen import run
+    from agentic_bench.options import loadgen as options
 
     monkeypatch.setattr(options.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"agentic-bench\[loadgen\]"):

@@ -9,8 +9,8 @@ import pytest
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.loadgen.conf_files import copy_conf, fit_min_query_count
-from agentic_bench.loadgen.options import LoadgenOptions
 from agentic_bench.loadgen.test09 import finish_test09, output_lengths, verify
+from agentic_bench.options.loadgen import LoadgenOptions
 
 
 def test_log_folders_by_mode() -> None:

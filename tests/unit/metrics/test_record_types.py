@@ -42,8 +42,8 @@ def _recorder_records() -> list[dict[str, Any]]:
 
 def _replay_records() -> list[dict[str, Any]]:
     from agentic_bench.api import FakeTransport, SessionTicket, make_session
+    from agentic_bench.options.replay import ReplayOptions
     from agentic_bench.replay.session import SessionReplayer
-    from agentic_bench.run_options import ReplayOptions
 
     session = make_session("b", ["one", "two"])
     records: list[dict[str, Any]] = []

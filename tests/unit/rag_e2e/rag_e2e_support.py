@@ -15,8 +15,8 @@ import numpy as np
 
 from agentic_bench.contracts import ExecContext, SessionSource
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.load.spec import LoadSpec
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
 from agentic_bench.tasks.rag_e2e.task import task
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn

@@ -12,10 +12,10 @@ from rag_e2e_support import QUESTIONS, HashEmbedder, ScriptedTransport, run_shar
 
 from agentic_bench.contracts import ExecContext, SessionSource
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.load.spec import LoadSpec
 from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.session import SessionReplayer
-from agentic_bench.run_options import ReplayOptions
 from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
 from agentic_bench.tasks.rag_e2e.executor import RagShared
 from agentic_bench.tasks.rag_e2e.recorded import ResponseCache, TraceWriter

@@ -65,8 +65,8 @@ def test_frames_workload_end_to_end(frames_file: Path, tmp_path: Path,
 
     from agentic_bench.contracts import ExecContext
     from agentic_bench.load.runner import LoadRunner
-    from agentic_bench.load.spec import LoadSpec
-    from agentic_bench.run_options import ReplayOptions
+    from agentic_bench.options.load import LoadSpec
+    from agentic_bench.options.replay import ReplayOptions
 
     transport = ScriptedTransport(answers={"capital of France": "Paris"})
     ctx = ExecContext(transport, records.append, perf_counter_ns(), ReplayOptions(model="m"))

@@ -125,3 +125,10 @@ def test_no_sessions_is_a_config_error() -> None:
 
 def test_sample_accuracy_without_samples() -> None:
     assert api.sample_accuracy([{"type": "turn"}]) is None
+
+
+def test_a_workload_whose_model_calls_tools_asks_for_tool_routing() -> None:
+    """#34: ``tool_calls=True`` sends the embedded endpoint to our tool-call routing (tau2's
+    agent, Agentic Edge's native mode); by default a plugin's workload runs on llama-server."""
+    assert api.simple_workload("t", echo_sessions(), two_turns, tool_calls=True).tool_routing
+    assert not api.simple_workload("t", echo_sessions(), two_turns).tool_routing

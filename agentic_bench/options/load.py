@@ -1,4 +1,5 @@
-"""Load specification: which scenario, how hard, when to stop."""
+"""Load specifications: which scenario, how hard, when to stop (:class:`LoadSpec`), and the
+lanes of a run over agent trees (:class:`LaneSpec`)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,18 @@ class LoadSpec:
         if self.scenario == "single-stream":
             return 1
         return self.concurrency or 0
+
+
+@dataclass(frozen=True)
+class LaneSpec:
+    lanes: int = 1
+    trajectory: tuple[float, float] = (0.0, 0.0)  # t* range, fractions of a tree's span
+    warmup_requests: int = 1
+    duration_s: float | None = None
+    cut: bool = False  # the measured phase's end stops trees mid-way (--agentx)
+    allow_wrap: bool = False
+    idle_gap_cap_s: float | None = None
+    cache_bust: bool = True
+    seed: int = 42
+    grace_s: float = 30.0
+    sessions: int | None = None  # trees to draw in all (None: one pass, or until --duration)

@@ -12,7 +12,7 @@ plus an optional ``benchmark`` naming what it configures::
     slo: [ttft_p99_ms=2000]
 
 Each value is checked against the option it sets, before anything runs, by the options'
-schema (:mod:`agentic_bench.option_parser`): a switch takes ``true``/``false``, a number option a
+schema (:mod:`agentic_bench.options.parser`): a switch takes ``true``/``false``, a number option a
 number, an option with choices one of them, a repeatable option a list (or one value); an unknown
 key is refused with the nearest option's name. Errors say the file, the key's line and key path
 and what was expected (exit status 2). This module reads the file and keeps each key's line.

@@ -1,6 +1,6 @@
 """Command lines and configuration files into one validated, frozen options model.
 
-The parser is generated from the model (:mod:`agentic_bench.option_schema`): each field a flag
+The parser is generated from the model (:mod:`agentic_bench.options.schema`): each field a flag
 with its help, metavar, choices and group. Its defaults are suppressed, so the parsed namespace
 holds only what the command line said; values are then merged, lowest first, from the model's
 defaults, a preset the options ask for (rag-e2e's ``--mlperf``), a configuration file and the
@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from agentic_bench.config_file import ConfigFile, check_benchmark, read_config
 from agentic_bench.errors import ConfigError
-from agentic_bench.option_schema import OptionsModel, OptionSpec, specs
+from agentic_bench.options.files import ConfigFile, check_benchmark, read_config
+from agentic_bench.options.schema import OptionsModel, OptionSpec, specs
 
 M = TypeVar("M", bound=OptionsModel)
 Preset = Callable[[Any], Mapping[str, Any]]

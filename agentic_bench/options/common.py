@@ -4,7 +4,7 @@
 a benchmark's own options model is combined with it by :func:`run_options_model`, and ``replay``
 adds its trace (:class:`ReplayCommandOptions`). Flags, ``--help``, configuration files, ``config
 show``, worker recipes, the ``run`` record's ``options`` and the resume identity all come from
-these declarations (:mod:`agentic_bench.option_schema`). Options that identify a run — what is
+these declarations (:mod:`agentic_bench.options.schema`). Options that identify a run — what is
 sent and how it is issued — are ``identity=True``: ``--resume`` refuses to continue a run with
 other values for them.
 """
@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import create_model, field_validator
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.option_schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, option
 
 Scenario = Literal["single-stream", "multi-stream", "server", "offline", "concurrency",
                    "trace-timed", "interactive"]
@@ -217,7 +217,7 @@ class CommonOptions(OptionsModel):
     @field_validator("think_time")
     @classmethod
     def _think_time(cls, value: str) -> str:
-        from agentic_bench.run_options import ThinkPolicy
+        from agentic_bench.options.replay import ThinkPolicy
 
         return str(_checked(ThinkPolicy.parse, value))
 

@@ -1,22 +1,15 @@
-"""A run's resolved configuration and the outcome of one measured segment.
-
-Below ``bench`` (which runs a workload with them) and ``loadgen/run`` (which fills a
-:class:`Segment` of its own), so neither imports the other for these types.
-"""
+"""A run's resolved configuration, below ``bench`` and ``loadgen/run``, which both run one."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentic_bench.load.spec import LoadSpec
-from agentic_bench.run_options import ReplayOptions
+from agentic_bench.options.load import LaneSpec, LoadSpec
+from agentic_bench.options.loadgen import LoadgenOptions
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.transport.url import redact_url
-
-if TYPE_CHECKING:
-    from agentic_bench.load.lanes import LaneSpec
-    from agentic_bench.loadgen.options import LoadgenOptions
 
 
 @dataclass(frozen=True)
@@ -79,13 +72,4 @@ class RunConfig:
         }
 
 
-@dataclass
-class Segment:
-    duration_s: float
-    stop_reason: str
-    issued: int
-    cancelled: int
-    workers: list[dict[str, Any]] | None = None
-
-
-__all__ = ["RunConfig", "Segment"]
+__all__ = ["RunConfig"]

@@ -1,6 +1,6 @@
 """Run options as declarations: one strict pydantic model per option set, everything else derived.
 
-A benchmark's options (and the options every run shares, :mod:`agentic_bench.run_schema`) are a
+A benchmark's options (and the options every run shares, :mod:`agentic_bench.options.common`) are a
 :class:`OptionsModel` whose fields are declared with :func:`option`::
 
     class MyOptions(OptionsModel):
@@ -8,7 +8,7 @@ A benchmark's options (and the options every run shares, :mod:`agentic_bench.run
         quick: bool = option(False, help="two questions only")
         max_steps: int = option(4, metavar="N", help="LLM calls per user turn (4)")
 
-From the model come the command-line flags and ``--help`` (:mod:`agentic_bench.option_parser`),
+From the model come the command-line flags and ``--help`` (:mod:`agentic_bench.options.parser`),
 the checking of a configuration file (file, line, key path and what was expected), ``config
 show``, the worker recipe (the options as JSON), the ``options`` of the ``run`` record (URLs
 redacted, API keys only by the name of their variable) and the resume identity (the options
@@ -232,7 +232,7 @@ def command_line(prefix: list[str], options: OptionsModel) -> str:
     import json
     import shlex
 
-    from agentic_bench.config_file import NOT_SAVED
+    from agentic_bench.options.files import NOT_SAVED
 
     kept = {k: v for k, v in public_options(options).items() if k not in NOT_SAVED}
     return shlex.join([*prefix, *to_argv(type(options).model_validate_json(json.dumps(kept)))])

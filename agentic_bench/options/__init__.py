@@ -1,0 +1,20 @@
+"""Every option of a run, low in the house: declared once, parsed once, validated once.
+
+- ``schema`` — how an option is declared (``option(...)``, :class:`OptionsModel`): flag, help,
+  group, redaction, resume identity; flags, files and records are generated from it.
+- ``parser`` — command lines and ``--config`` files into validated option models.
+- ``files`` — the ``config.yaml`` a run saves and ``--config`` reads.
+- ``common`` — :class:`CommonOptions`, the options of every run (endpoint, load, LoadGen,
+  replay, output).
+- ``replay`` — :class:`ReplayOptions` (how sessions are replayed), ``ThinkPolicy``,
+  ``SynthesisOptions``.
+- ``load`` — :class:`LoadSpec` (scenario, rate, concurrency, stop) and :class:`LaneSpec` (lanes
+  of agent trees).
+- ``loadgen`` — :class:`LoadgenOptions` (``--loadgen mlperf``).
+- ``run`` — :class:`RunConfig`, the resolved configuration a run executes.
+
+Submodules are imported where used (``from agentic_bench.options.load import LoadSpec``), so
+importing one does not pull in pydantic for the others.
+"""
+
+__all__ = ["common", "files", "load", "loadgen", "parser", "replay", "run", "schema"]
