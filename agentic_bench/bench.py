@@ -102,7 +102,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
     # the run's own copies: the caller's config is never changed (a sweep reuses it)
     config = replace(config, options=replace(
         config.options, overrides={**workload.default_overrides, **config.options.overrides}))
-    spec = config.load.check() if config.loadgen is None else config.load
+    spec = config.load  # checked once, when the options became this config
     claim_out(out, resume=config.resume, overwrite=config.overwrite)
     streams = max(1, spec.concurrency or 1)
     if config.loadgen is not None and not spec.concurrency:

@@ -113,9 +113,10 @@ def goodput_fraction(summary: dict[str, Any]) -> float:
 
 
 def run_search(workload: Any, config: Any, spec: SearchSpec,
-               point_config: Callable[[str, float], Any] | None = None) -> dict[str, Any]:
+               point_config: Callable[[str, float], Any]) -> dict[str, Any]:
     """Probe loads as the module says; ``point_config(key, value)`` gives a point's whole
-    config (as a sweep's). A point that did not reach its load never passes."""
+    config, built from the point's own options (as a sweep's). A point that did not reach its
+    load never passes."""
     from agentic_bench.bench import default_out, run_workload
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
     from agentic_bench.options.files import write_run_config
@@ -136,15 +137,7 @@ def run_search(workload: Any, config: Any, spec: SearchSpec,
         short = False
         for r in range(spec.repeats):
             name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
-            if point_config is not None:
-                cfg = replace(point_config(spec.key, value), out=base / name)
-            else:
-                load = replace(config.load, **{spec.key: int(value) if spec.integer else value})
-                if spec.key == "rate" and load.scenario != "server":
-                    load = replace(load, scenario="server")
-                elif spec.key == "concurrency" and load.scenario == "single-stream":
-                    load = replace(load, scenario="concurrency")
-                cfg = replace(config, load=load, out=base / name)
+            cfg = replace(point_config(spec.key, value), out=base / name)
             summary = run_workload(workload, cfg)
             fraction = goodput_fraction(summary)
             fractions.append(fraction)

@@ -17,28 +17,17 @@ from agentic_bench.reporting.sweep_html import write_sweep_html
 
 
 def run_sweep(workload: Workload, config: RunConfig, key: str, values: list[float],
-              point_config: Callable[[str, float], RunConfig] | None = None
-              ) -> dict[str, Any]:
-    """One run per point; ``point_config(key, value)`` gives a point's whole config (its
-    recorded options then name the point's load); without it the load is replaced."""
+              point_config: Callable[[str, float], RunConfig]) -> dict[str, Any]:
+    """One run per point; ``point_config(key, value)`` gives a point's whole config, built from
+    the point's own options (``model_copy(update=...)`` of the validated ones), so what a
+    point records as its options names the load it ran."""
     base = config.out or default_out(f"{workload.name}-sweep")
     base.mkdir(parents=True, exist_ok=True)
     write_run_config(base, config.command or workload.name, config.options_shown,
                      sweep_folder=True)
     points = []
     for value in values:
-        if point_config is not None:
-            cfg = replace(point_config(key, value), out=base / f"{key}-{value:g}")
-        else:
-            load = (replace(config.load, concurrency=int(value)) if key == "concurrency"
-                    else replace(config.load, rate=value))
-            if key == "rate" and load.scenario != "server":
-                load = replace(load, scenario="server")
-            elif key == "concurrency" and load.scenario == "single-stream":
-                load = replace(load, scenario="concurrency")
-            cfg = replace(config, load=load, out=base / f"{key}-{value:g}")
-            if config.lanes is not None and workload.trees:  # agent trees: the point's lanes
-                cfg = replace(cfg, lanes=replace(config.lanes, lanes=int(value)))
+        cfg = replace(point_config(key, value), out=base / f"{key}-{value:g}")
         summary = run_workload(workload, cfg)
         points.append(sweep_point(key, value, summary))
         if not config.quiet:

@@ -68,16 +68,17 @@ def check_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_for(name: str, argv: list[str]) -> Any:
-    """The validated options of ``run NAME ARGV`` (or of ``replay ARGV`` for ``replay``)."""
+def parse_for(name: str, argv: list[str], combinations: bool = True) -> Any:
+    """The validated options of ``run NAME ARGV`` (or of ``replay ARGV`` for ``replay``);
+    ``combinations=False``: each option checked alone, not the rules between them."""
     if name == "replay":
         from agentic_bench.cli.replay_cmd import parse_replay_args
 
-        return parse_replay_args(argv)
+        return parse_replay_args(argv, combinations)
     from agentic_bench.cli.run_cmd import parse_task_args
     from agentic_bench.tasks.registry import load_task
 
-    return parse_task_args(load_task(name), argv)
+    return parse_task_args(load_task(name), argv, combinations)
 
 
 def _command(name: str) -> str:

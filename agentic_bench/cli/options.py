@@ -32,7 +32,6 @@ def run_config(args: Any, command: str | None = None) -> Any:
     the benchmark's name (``run NAME``) or ``replay``, for the run's saved config.yaml."""
     import secrets
 
-    from agentic_bench.errors import ConfigError
     from agentic_bench.metrics.verdict import parse_slos
     from agentic_bench.options.load import LoadSpec
     from agentic_bench.options.replay import ReplayOptions
@@ -60,40 +59,21 @@ def run_config(args: Any, command: str | None = None) -> Any:
         rate = search.lo
     elif search is not None:
         concurrency = int(search.lo)
-    loadgen = None
+    loadgen = None  # the combination rules are the options model's (options/common.py)
     if args.loadgen == "mlperf":
         from agentic_bench.options.loadgen import LoadgenOptions, require_loadgen
 
-        if args.workers > 1 or args.ray_address or args.resume or args.sweep:
-            raise ConfigError("--loadgen mlperf runs once in one process: drop --workers, "
-                              "--ray-address, --resume and --sweep")
         require_loadgen()
         loadgen = LoadgenOptions(scenario=args.scenario, mode=args.loadgen_mode,
                                  target_qps=args.target_qps, conf=args.loadgen_conf,
                                  model=args.loadgen_model, layout=args.loadgen_layout,
                                  audit=args.loadgen_audit,
                                  token_stage=args.loadgen_token_stage).check()
-    elif (args.scenario == "interactive" or args.target_qps is not None or args.loadgen_conf
-          or args.loadgen_mode != "performance" or args.loadgen_model
-          or args.loadgen_layout != "flat" or args.loadgen_audit or args.loadgen_token_stage):
-        raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
-                          "--loadgen-mode, --loadgen-model, --loadgen-layout, --loadgen-audit "
-                          "and --loadgen-token-stage need --loadgen mlperf")
-    elif (args.scenario == "single-stream" and args.concurrency not in (None, 1)
-          and not args.sweep and not args.search):
-        raise ConfigError(f"--concurrency {args.concurrency} does nothing with --scenario "
-                          "single-stream (one session at a time, the default): add --scenario "
-                          f"concurrency for a closed loop of {args.concurrency} streams, "
-                          "multi-stream for batches in lockstep, or --agentx for lanes of "
-                          "agent trees")
-    retry_errors = args.retry_errors
-    if retry_errors and args.resume is None:
-        raise ConfigError("--retry-errors goes with --resume DIR (the run whose errors to retry)")
     load = LoadSpec(scenario=args.scenario, rate=rate, concurrency=concurrency,
                     sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
                     seed=args.seed, grace_s=args.grace)
     if loadgen is None:
-        load.check()
+        load.check()  # the one check of the load (the scheduler and bench trust it)
     options = ReplayOptions(
         model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
         overrides=overrides, request_timeout_s=args.request_timeout,
@@ -111,7 +91,7 @@ def run_config(args: Any, command: str | None = None) -> Any:
                      api_key_header=args.api_key_header,
                      load=load, options=options, slos=parse_slos(args.slo),
                      out=args.resume or args.out, resume=args.resume is not None,
-                     retry_errors=retry_errors, overwrite=args.overwrite,
+                     retry_errors=args.retry_errors, overwrite=args.overwrite,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
                      stop_after_failures=max(0, args.stop_after_failures),
                      workers_per_node=args.workers_per_node, loadgen=loadgen,
@@ -224,15 +204,12 @@ def search_spec(args: Any) -> Any:
     if not args.search:
         return None
     from agentic_bench.capacity_search import parse_search
-    from agentic_bench.errors import ConfigError
 
-    if args.sweep:
-        raise ConfigError("--search and --sweep: choose one")
     return parse_search(args.search, args.search_fraction, args.search_resolution,
                         args.search_repeats)
 
 
-def _search(workload: Any, config: Any, args: Any, point: Any = None) -> int:
+def _search(workload: Any, config: Any, args: Any, point: Any) -> int:
     from agentic_bench.capacity_search import run_search
 
     result = run_search(workload, config, search_spec(args), point)

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=main)
 
 
-def parse_replay_args(argv: list[str]) -> Any:
+def parse_replay_args(argv: list[str], combinations: bool = True) -> Any:
     """``replay``'s validated, frozen options (:class:`~agentic_bench.options.common.\
 ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agentx`` sets the
 scenario's defaults (explicit values win)."""
@@ -43,7 +43,7 @@ scenario's defaults (explicit values win)."""
     argv = with_resumed_options(list(argv))
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",
                          description=DESCRIPTION, epilog=EPILOG, benchmark="replay",
-                         preset=preset_defaults)
+                         preset=preset_defaults, combinations=combinations)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -36,13 +36,13 @@ def _usage(tasks: dict[str, PluginRef]) -> str:
     return "\n".join(lines)
 
 
-def parse_task_args(task: Any, argv: list[str]) -> Any:
+def parse_task_args(task: Any, argv: list[str], combinations: bool = True) -> Any:
     """A benchmark's validated, frozen options from ``argv`` (defaults < preset < ``--config
     FILE`` < command line): :func:`agentic_bench.tasks.registry.parse_task_options`."""
     from agentic_bench.cli.options import with_resumed_options
     from agentic_bench.tasks.registry import parse_task_options
 
-    return parse_task_options(task, with_resumed_options(list(argv)))
+    return parse_task_options(task, with_resumed_options(list(argv)), combinations)
 
 
 def main(args: argparse.Namespace) -> int:

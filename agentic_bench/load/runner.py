@@ -42,7 +42,7 @@ class LoadRunner:
                  on_done: Callable[[SessionOutcome, RunStats], None] | None = None,
                  skip: set[int] | None = None, shard: tuple[int, int] = (0, 1),
                  t_start_ns: int | None = None) -> None:
-        self.spec = spec.check()
+        self.spec = spec  # validated once, where the options became a LoadSpec
         self.skip = skip or set()
         self.shard, self.shards = shard
         self.t_start_ns = t_start_ns

@@ -15,7 +15,7 @@ import functools
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import create_model, field_validator
+from pydantic import ValidationInfo, create_model, field_validator, model_validator
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.schema import OptionsModel, option
@@ -279,6 +279,38 @@ class CommonOptions(OptionsModel):
         if value is not None:
             _checked(parse_sweep, value)
         return value
+
+
+    @model_validator(mode="after")
+    def _combinations(self, info: ValidationInfo) -> CommonOptions:
+        """The rules no single option can check, before anything is planned or sent (not
+        while a preset is still to complete the options: ``context={"combinations": False}``)."""
+        if not (info.context or {}).get("combinations", True):
+            return self
+        if self.sweep and self.search:
+            raise ConfigError("--search and --sweep: choose one")
+        if self.retry_errors and self.resume is None:
+            raise ConfigError("--retry-errors goes with --resume DIR (the run whose errors to "
+                              "retry)")
+        if self.loadgen == "mlperf":
+            if self.workers > 1 or self.ray_address or self.resume or self.sweep:
+                raise ConfigError("--loadgen mlperf runs once in one process: drop --workers, "
+                                  "--ray-address, --resume and --sweep")
+        elif (self.scenario == "interactive" or self.target_qps is not None
+              or self.loadgen_conf or self.loadgen_mode != "performance" or self.loadgen_model
+              or self.loadgen_layout != "flat" or self.loadgen_audit
+              or self.loadgen_token_stage):
+            raise ConfigError("--scenario interactive, --target-qps, --loadgen-conf, "
+                              "--loadgen-mode, --loadgen-model, --loadgen-layout, "
+                              "--loadgen-audit and --loadgen-token-stage need --loadgen mlperf")
+        elif (self.scenario == "single-stream" and self.concurrency not in (None, 1)
+              and not self.sweep and not self.search):
+            raise ConfigError(f"--concurrency {self.concurrency} does nothing with --scenario "
+                              "single-stream (one session at a time, the default): add "
+                              f"--scenario concurrency for a closed loop of {self.concurrency} "
+                              "streams, multi-stream for batches in lockstep, or --agentx for "
+                              "lanes of agent trees")
+        return self
 
 
 def _checked(check: Any, value: Any) -> Any:

@@ -89,8 +89,10 @@ def _add(group: Any, spec: OptionSpec) -> None:
 
 def parse_options(model: type[M], argv: Sequence[str], *, prog: str,
                   description: str | None = None, preset: Preset | None = None,
-                  benchmark: str | None = None, epilog: str | None = None) -> M:
-    """``argv`` (which may name ``--config FILE``) as a validated ``model``."""
+                  benchmark: str | None = None, epilog: str | None = None,
+                  combinations: bool = True) -> M:
+    """``argv`` (which may name ``--config FILE``) as a validated ``model``;
+    ``combinations=False``: each option checked alone, not the rules between them."""
     parser = build_parser(model, prog=prog, description=description, epilog=epilog)
     namespace = parser.parse_args(list(argv))
     explicit = {k: v for k, v in vars(namespace).items()
@@ -100,11 +102,11 @@ def parse_options(model: type[M], argv: Sequence[str], *, prog: str,
         config = read_config(namespace.config)
         if benchmark is not None:
             check_benchmark(config, benchmark)
-    return resolve(model, explicit, config, preset)
+    return resolve(model, explicit, config, preset, combinations)
 
 
 def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | None = None,
-            preset: Preset | None = None) -> M:
+            preset: Preset | None = None, combinations: bool = True) -> M:
     """Defaults < preset < file < ``explicit`` (the command line's values), validated."""
     from_file: dict[str, Any] = {}
     lines: dict[str, tuple[int, str]] = {}
@@ -112,13 +114,12 @@ def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | No
         from_file, lines = file_values(model, config)
     merged = {**from_file, **explicit}
     file_lines = {k: v for k, v in lines.items() if k not in explicit}  # where a value came from
-    options = _validate(model, merged, config, file_lines)
     if preset is None:
-        return options
+        return _validate(model, merged, config, file_lines, combinations)
+    # the preset reads the options it completes: the rules between options wait for it
+    options = _validate(model, merged, config, file_lines, combinations=False)
     extra = {k: v for k, v in preset(options).items() if k not in merged}
-    if not extra:
-        return options
-    return _validate(model, {**extra, **merged}, config, file_lines)
+    return _validate(model, {**extra, **merged}, config, file_lines, combinations)
 
 
 def file_values(model: type[OptionsModel], config: ConfigFile
@@ -149,12 +150,14 @@ def file_values(model: type[OptionsModel], config: ConfigFile
 
 
 def _validate(model: type[M], data: dict[str, Any], config: ConfigFile | None,
-              lines: dict[str, tuple[int, str]]) -> M:
+              lines: dict[str, tuple[int, str]], combinations: bool = True) -> M:
     """``data`` validated as JSON (strictly: no ``"3"`` for a number; paths become text and
     tuples lists on the way, as in a file); ``lines``: the file's
-    line and key of each value the file gave (the others came from the command line)."""
+    line and key of each value the file gave (the others came from the command line).
+    ``combinations=False``: each option alone (the model's rules between options wait)."""
     try:
-        return model.model_validate_json(json.dumps(data, default=str))
+        return model.model_validate_json(json.dumps(data, default=str),
+                                         context={"combinations": combinations})
     except ValidationError as exc:
         raise ConfigError(_explain(model, exc, config, lines)) from None
 

@@ -45,7 +45,7 @@ def task_options(task: Any) -> type[OptionsModel]:
 _LEGACY: dict[str, type[OptionsModel]] = {}
 
 
-def parse_task_options(task: Any, argv: Sequence[str]) -> Any:
+def parse_task_options(task: Any, argv: Sequence[str], combinations: bool = True) -> Any:
     """The validated, frozen options of ``agentic-bench run TASK ARGV``, merged lowest first:
     the defaults, a preset the task offers (``preset_defaults(options)``: rag-e2e's
     ``--mlperf``), a ``--config FILE`` (checked strictly by the same schema), the command
@@ -54,7 +54,8 @@ def parse_task_options(task: Any, argv: Sequence[str]) -> Any:
 
     return parse_options(task_options(task), argv, prog=f"agentic-bench run {task.name}",
                          description=task.summary,
-                         preset=getattr(task, "preset_defaults", None), benchmark=task.name)
+                         preset=getattr(task, "preset_defaults", None), benchmark=task.name,
+                         combinations=combinations)
 
 
 def task_workload(name: str, options: dict[str, Any]) -> Any:

@@ -57,15 +57,18 @@ def _write(tmp_path: Path, data: dict[str, Any], name: str = "all.yaml") -> Path
 def test_every_flag_round_trips_config_flags_config(tmp_path: Path, name: str) -> None:
     found = specs(model_for(name))
     data = {"benchmark": name, **{s.flag.lstrip("-"): _value(s) for s in found.values()}}
-    first = parse_for(name, ["--config", str(_write(tmp_path, data))])
+    # every option at once off its default breaks the rules between them (--sweep with
+    # --search, --loadgen with --workers: test_rules_between_options): each is checked alone
+    first = parse_for(name, ["--config", str(_write(tmp_path, data))], combinations=False)
     for spec in found.values():  # every option took the file's (non-default) value
         assert getattr(first, spec.name) != spec.default, spec.name
     argv = to_argv(first)  # config → flags
     assert sum(a.startswith("--") for a in argv) >= len(found) - 1  # one flag each (and TRACE)
-    again = parse_for(name, argv)
+    again = parse_for(name, argv, combinations=False)
     assert again == first
     shown = effective_options(again, name)  # → config
-    assert parse_for(name, ["--config", str(_write(tmp_path, shown, "shown.yaml"))]) == first
+    assert parse_for(name, ["--config", str(_write(tmp_path, shown, "shown.yaml"))],
+                     combinations=False) == first
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -293,3 +296,43 @@ def test_the_command_line_runs_the_same_options_again() -> None:
     replay = parse_for("replay", ["t.jsonl", "--concurrency", "2", "--scenario", "concurrency"])
     assert command_line(["agentic-bench", "replay"], replay) == \
         "agentic-bench replay t.jsonl --scenario concurrency --concurrency 2"
+
+
+@pytest.mark.parametrize(("sweep", "key"), [("concurrency=2,8", "concurrency"),
+                                            ("rate=0.5,4", "rate")])
+def test_a_sweep_points_recorded_options_name_its_load(sweep: str, key: str) -> None:
+    """#32: each point's config is built from its own options (``model_copy(update=...)``),
+    so the options it records (config.yaml, the run record, the resume identity) and the load
+    it runs agree, value for value — not the base options with the load swapped in."""
+    from agentic_bench.cli.options import point_options, run_config
+
+    base = parse_for("replay", ["t.jsonl", "--sweep", sweep, "--sessions", "20"])
+    for value in (2.0, 8.0) if key == "concurrency" else (0.5, 4.0):
+        config = run_config(point_options(base, key, value, trace_sessions=3), "replay")
+        load = config.load
+        shown, identity = config.options_shown, config.identity
+        assert getattr(load, key) == value == shown[key] == identity[key]
+        assert load.scenario == shown["scenario"] == identity["scenario"]
+        assert config.public()["load"][key] == value
+        assert shown.get("sweep") is None and "--sweep" not in config.command_line
+        assert config.command_line.count(f"--{key} {value:g}") == 1
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--sweep", "concurrency=1,2", "--search", "concurrency=1:8"], "choose one"),
+    (["--retry-errors"], "--retry-errors goes with --resume"),
+    (["--loadgen", "mlperf", "--workers", "2", "--scenario", "offline"], "runs once in one"),
+    (["--target-qps", "3"], "need --loadgen mlperf"),
+    (["--concurrency", "4"], "does nothing with --scenario single-stream"),
+])
+def test_rules_between_options(argv: list[str], message: str, tmp_path: Path) -> None:
+    """#32: the rules between options are the options model's validators — refused where the
+    options are parsed (command line and --config file alike), before a run is planned."""
+    with pytest.raises(ConfigError, match=message):
+        parse_for("replay", ["t.jsonl", *argv])
+    data = {"benchmark": "replay", "trace": "t.jsonl"}
+    flags = iter(argv)
+    for flag in flags:
+        data[flag.lstrip("-")] = True if flag == "--retry-errors" else yaml.safe_load(next(flags))
+    with pytest.raises(ConfigError, match=message):
+        parse_for("replay", ["--config", str(_write(tmp_path, data))])
