@@ -6,7 +6,9 @@ file, the key's line and what was expected). ``show`` prints the effective optio
 defaults, preset, file and command line merged — as a config file that ``run --config`` takes
 back unchanged (``config show replay TRACE [OPTIONS]`` for ``replay --config``; such a file
 says ``benchmark: replay``); URLs with credentials are redacted, API keys never appear (only the
-names of the variables that hold them). See :mod:`agentic_bench.options.files`.
+names of the variables that hold them). See :mod:`agentic_bench.options.files`. The commands
+``sim``, ``record``, ``serve`` and ``rag build-index`` (``rag-build-index`` as one word) have
+options models too: ``config schema sim``, ``sim --config FILE``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c = config_sub.add_parser("check", help="validate FILE without running (exit 0 or 2)")
     c.add_argument("file", metavar="FILE", help="YAML or JSON run configuration")
     c.add_argument("--benchmark", metavar="NAME",
-                   help="the benchmark it configures, or 'replay' (default: the file's "
-                   "'benchmark' key)")
+                   help="the benchmark it configures, or a command: replay, sim, record, "
+                   "serve, rag-build-index (default: the file's 'benchmark' key)")
     c.set_defaults(func=check_main)
     s = config_sub.add_parser("show", add_help=False, prefix_chars="\x00",
                               help="print the effective options of `run BENCHMARK [OPTIONS]`",
@@ -32,13 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                               "as a configuration file `run --config` takes back unchanged; "
                               "URLs redacted, API keys only by the name of their variable.")
     s.add_argument("benchmark", metavar="BENCHMARK", nargs="?",
-                   help="a benchmark, or 'replay'")
+                   help="a benchmark, or a command: replay, sim, record, serve, "
+                   "rag-build-index")
     s.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTIONS",
                    help="its options, as on its command line")
     s.set_defaults(func=show_main)
     j = config_sub.add_parser("schema", help="print the JSON Schema of BENCHMARK's configuration "
                               "files (for editors: yaml-language-server, VS Code)")
-    j.add_argument("benchmark", metavar="BENCHMARK", help="a benchmark, or 'replay'")
+    j.add_argument("benchmark", metavar="BENCHMARK", help="a benchmark, or a command: replay, "
+                   "sim, record, serve, rag-build-index")
     j.set_defaults(func=schema_main)
     p.set_defaults(func=lambda args: _usage(p))
 
@@ -60,7 +64,7 @@ def check_main(args: argparse.Namespace) -> int:
     from agentic_bench.options.files import check_benchmark, read_config
 
     config = read_config(args.file)
-    name = check_benchmark(config, args.benchmark)
+    name = check_benchmark(config, args.benchmark and _command_name(args.benchmark))
     parsed = parse_for(name, ["--config", str(args.file)])
     print(f"{args.file}: ok — {len(config.entries)} options for `{_command(name)}`"
           + (" (--mlperf preset applied where the file is silent)"
@@ -68,13 +72,34 @@ def check_main(args: argparse.Namespace) -> int:
     return 0
 
 
+# the commands that are not benchmarks but take options models too (--config FILE included)
+COMMAND_MODELS = {
+    "sim": "agentic_bench.options.serving:SimOptions",
+    "record": "agentic_bench.options.serving:RecordOptions",
+    "serve": "agentic_bench.options.serving:ServeOptions",
+    "rag build-index": "agentic_bench.tasks.rag_e2e.options:BuildIndexOptions",
+}
+
+
+def _command_name(name: str) -> str:
+    """``rag-build-index`` (one word, for the command line) is ``rag build-index``."""
+    return "rag build-index" if name == "rag-build-index" else name
+
+
 def parse_for(name: str, argv: list[str], combinations: bool = True) -> Any:
-    """The validated options of ``run NAME ARGV`` (or of ``replay ARGV`` for ``replay``);
-    ``combinations=False``: each option checked alone, not the rules between them."""
+    """The validated options of ``run NAME ARGV`` (or of ``replay ARGV`` for ``replay``, of
+    ``sim ARGV`` for ``sim``...); ``combinations=False``: each option checked alone, not the
+    rules between them."""
+    name = _command_name(name)
     if name == "replay":
         from agentic_bench.cli.replay_cmd import parse_replay_args
 
         return parse_replay_args(argv, combinations)
+    if name in COMMAND_MODELS:
+        from agentic_bench.options.parser import parse_options
+
+        return parse_options(model_for(name), argv, prog=f"agentic-bench {name}",
+                             benchmark=name, combinations=combinations)
     from agentic_bench.cli.run_cmd import parse_task_args
     from agentic_bench.tasks.registry import load_task
 
@@ -82,7 +107,9 @@ def parse_for(name: str, argv: list[str], combinations: bool = True) -> Any:
 
 
 def _command(name: str) -> str:
-    return "replay" if name == "replay" else f"run {name}"
+    from agentic_bench.options.files import command_of
+
+    return command_of(_command_name(name))
 
 
 def effective_options(parsed: Any, benchmark: str) -> dict[str, Any]:
@@ -104,8 +131,9 @@ def show_main(args: argparse.Namespace) -> int:
               "  agentic-bench config show replay traces/sample.jsonl --concurrency 4 "
               "--scenario concurrency")
         return 0 if args.benchmark is not None else 2
-    parsed = parse_for(args.benchmark, list(args.rest))
-    print(yaml.safe_dump(effective_options(parsed, args.benchmark), sort_keys=False,
+    name = _command_name(args.benchmark)
+    parsed = parse_for(name, list(args.rest))
+    print(yaml.safe_dump(effective_options(parsed, name), sort_keys=False,
                          default_flow_style=False), end="")
     return 0
 
@@ -115,12 +143,20 @@ def schema_main(args: argparse.Namespace) -> int:
 
     from agentic_bench.options.schema import json_schema
 
-    print(json.dumps(json_schema(model_for(args.benchmark), args.benchmark), indent=2))
+    name = _command_name(args.benchmark)
+    print(json.dumps(json_schema(model_for(name), name), indent=2))
     return 0
 
 
 def model_for(name: str) -> Any:
-    """The options model of ``run NAME`` (or of ``replay``)."""
+    """The options model of ``run NAME`` (or of ``replay``, ``sim``, ``record``, ``serve``,
+    ``rag build-index``)."""
+    name = _command_name(name)
+    if name in COMMAND_MODELS:
+        import importlib
+
+        module, _, attr = COMMAND_MODELS[name].partition(":")
+        return getattr(importlib.import_module(module), attr)
     if name == "replay":
         from agentic_bench.options.common import ReplayCommandOptions
 

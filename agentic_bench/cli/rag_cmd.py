@@ -9,85 +9,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentic_bench.tasks.rag_e2e.index_cache import (
-    EMBED_BACKEND_HELP,
-    EMBED_BACKENDS,
-    EMBEDDER_HELP,
-)
-
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("rag", help="RAG corpus tools (build-index, sample-layout)",
                        description="Tools for the rag-e2e benchmark's corpus and index.")
     rag_sub = p.add_subparsers(dest="rag_command", metavar="SUBCOMMAND")
-    b = rag_sub.add_parser(
-        "build-index", help="chunk, embed and index the HotpotQA corpus (cached by content hash)",
-        description="Pool the HotpotQA dev-distractor paragraphs (66,581), chunk them (768 "
-        "chars, 32 overlap), embed and build a FAISS index; report chunks, embedding "
-        "throughput, build time and peak memory. A matching cached index is loaded instead. "
-        "Embedded passages are saved in blocks as they are computed: an interrupted build "
-        "(Ctrl-C, a lost session) continues where it stopped.")
-    b.add_argument("--quick", action="store_true",
-                   help="the --quick run's corpus (20 questions' paragraphs + 500 distractors)")
-    b.add_argument("--corpus", metavar="DIR|TAR.GZ|JSON",
-                   help="index MLPerf's reference corpus instead (doc_html/ with "
-                   "url_mapping.json, a .tar.gz of it, or passages.json): pages extracted and "
-                   "cut as read_docs.py does, with pages/s and passages/s reported; the index "
-                   "is the one `run rag-e2e --frames frames_dataset.tsv --corpus` loads")
-    b.add_argument("--embedder", default="minilm", metavar="NAME|DIR", help=EMBEDDER_HELP)
-    b.add_argument("--embedder-url", metavar="URL",
-                   help="embed through this OpenAI-compatible /v1/embeddings server; "
-                   "--embedder names its model (the index then serves `run rag-e2e` with the "
-                   "same two options)")
-    b.add_argument("--embedder-api-key-env", default="EMBEDDER_API_KEY", metavar="VAR",
-                   help="environment variable with the --embedder-url API key")
-    b.add_argument("--embed-backend", choices=EMBED_BACKENDS, default="torch",
-                   help=EMBED_BACKEND_HELP)
-    b.add_argument("--embed-prefixes", choices=("auto", "none"), default="auto",
-                   help="auto: e5 models get 'query: ' / 'passage: '; none: raw text, as "
-                   "MLPerf's reference embeds (what `run rag-e2e --mlperf` uses)")
-    b.add_argument("--kind", choices=("hnsw", "flat"), default="hnsw",
-                   help="FAISS HNSW (M=32, efConstruction=200) or exact inner product")
-    b.add_argument("--limit", type=int, metavar="N", help="index only the first N paragraphs")
-    b.add_argument("--cache-dir", metavar="DIR",
-                   help="index cache (default $AGENTIC_BENCH_RAG_CACHE or "
-                   "~/.cache/agentic-bench/rag)")
-    m = b.add_argument_group("e2e-rag-db (MLPerf's vector-DB sub-benchmark; needs --corpus)")
-    m.add_argument("--mlperf-db", action="store_true",
-                   help="the reference's ingestion settings: raw text embedded (no e5 "
-                   "prefixes), FAISS HNSW with its L2 metric; per-step time and throughput")
-    m.add_argument("--write-manifest", metavar="FILE",
-                   help="write the DB manifest (.json or .json.gz) as db_manifest.py does: "
-                   "passage count, dim, index parameters, corpus-set hash, 50 probe queries "
-                   "from --frames and their top-10 URLs")
-    m.add_argument("--frames", metavar="TSV",
-                   help="frames_dataset.tsv, the probe queries of --write-manifest")
-    m.add_argument("--verify-manifest", metavar="FILE",
-                   help="check this index against a manifest (the reference's or ours): "
-                   "structure, then the mean top-10 URL overlap of its probes (exit 3 if it "
-                   "fails)")
-    m.add_argument("--retrieval-threshold", type=float, default=0.95, metavar="X",
-                   help="--verify-manifest: least mean overlap (db_manifest.py's 0.95)")
-    g = b.add_argument_group("e2e-rag-db through MLPerf LoadGen (--mlperf-db --corpus DIR; "
-                             "docs/submission.md)")
-    g.add_argument("--loadgen", choices=("mlperf",),
-                   help="LoadGen issues the build: one sample per page (Offline), each page "
-                   "extracted, cut, embedded and inserted; the run folder (--out) is laid out "
-                   "for `submission pack`")
-    g.add_argument("--loadgen-mode", choices=("performance", "accuracy"), default="performance",
-                   help="performance: logs in performance/run_1/; accuracy: every page once, "
-                   "logs in accuracy/ with accuracy.txt (the reference's rule)")
-    g.add_argument("--loadgen-conf", metavar="FILE",
-                   help="user.conf read over LoadGen's mlperf.conf (default: the bundled "
-                   "e2e-rag-db values of the reference's user.conf)")
-    g.add_argument("--loadgen-model", default="e2e-rag-db", metavar="NAME",
-                   help="model key looked up in the conf (e2e-rag-db)")
-    g.add_argument("--db-workers", type=int, default=4, metavar="N",
-                   help="pages processed at once (the reference's MAX_WORKERS, 4)")
-    g.add_argument("--out", metavar="DIR", help="the run folder (needed with --loadgen)")
-    b.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
-    b.set_defaults(func=build_index_main)
+    from agentic_bench.cli.options_command import add_options_command
+
+    add_options_command(rag_sub, "build-index", "chunk, embed and index the HotpotQA corpus "
+                        "(cached by content hash)").set_defaults(func=build_index_main)
     s = rag_sub.add_parser(
         "sample-layout", help="write HotpotQA questions in MLPerf's E2E-RAG data layout",
         description="Write frames_dataset.tsv and doc_html/ (Wikipedia-like HTML pages with "
@@ -109,16 +39,16 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def build_index_main(args: argparse.Namespace) -> int:
+def build_index_main(namespace: argparse.Namespace) -> int:
+    """``rag build-index [OPTIONS]`` (:class:`~agentic_bench.tasks.rag_e2e.options.\
+BuildIndexOptions`: ``--config FILE`` included)."""
     import json
     from pathlib import Path
 
-    from agentic_bench.errors import ConfigError
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
 
-    if args.limit is not None and args.limit < 1:
-        raise ConfigError("--limit must be at least 1")
-    if args.corpus and args.quick:
-        raise ConfigError("--quick picks from HotpotQA; with --corpus use --limit N pages")
+    args = parse_command(BuildIndexOptions, namespace.rest, "rag build-index")
     if args.loadgen or args.out:
         from agentic_bench.cli.rag_db_cmd import db_build_main
 
@@ -127,15 +57,18 @@ def build_index_main(args: argparse.Namespace) -> int:
 
     check_manifest_options(args)
     report = build_report(quick=args.quick, embedder=args.embedder, kind=args.kind,
-                          limit=args.limit, cache_dir=args.cache_dir, quiet=args.quiet,
+                          limit=args.limit,
+                          cache_dir=None if args.cache_dir is None else str(args.cache_dir),
+                          quiet=args.quiet,
                           embedder_url=args.embedder_url,
                           embedder_key_env=args.embedder_api_key_env, corpus=args.corpus,
                           prefixes=args.embed_prefixes == "auto" and not args.mlperf_db,
                           backend=args.embed_backend,
                           on_index=manifest_step(args))
     print(format_report(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.json_report:
+        Path(args.json_report).write_text(json.dumps(report, indent=2) + "\n",
+                                          encoding="utf-8")
     verified = (report.get("manifest") or {}).get("verify")
     return 3 if verified is not None and not verified["passed"] else 0
 

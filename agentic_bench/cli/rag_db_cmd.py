@@ -3,20 +3,23 @@ LoadGen (the work is in :mod:`agentic_bench.tasks.rag_e2e.db_run`)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
 
 _SECRET_FLAGS = ("--embedder-url",)
 
 
-def check_db_options(args: argparse.Namespace) -> None:
+def check_db_options(args: BuildIndexOptions) -> tuple[Path, Path]:
+    """The corpus and the run folder, once the options are fit for a LoadGen build."""
     if not args.loadgen:
         raise ConfigError("--out is the run folder of --loadgen mlperf (add --loadgen mlperf)")
     if not (args.mlperf_db and args.corpus):
@@ -35,6 +38,7 @@ def check_db_options(args: argparse.Namespace) -> None:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         raise ConfigError(f"--out {out}: not empty (each LoadGen run gets its own folder)")
+    return Path(args.corpus), out
 
 
 def command_line(argv: list[str]) -> str:
@@ -54,15 +58,15 @@ def command_line(argv: list[str]) -> str:
     return shlex.join(["agentic-bench", *kept])
 
 
-def db_build_main(args: argparse.Namespace) -> int:
+def db_build_main(args: BuildIndexOptions) -> int:
     from agentic_bench.options.loadgen import require_loadgen
     from agentic_bench.tasks.rag_e2e.db_loadgen import qsl_pages
     from agentic_bench.tasks.rag_e2e.db_run import run_db_build
     from agentic_bench.tasks.rag_e2e.index_cache import default_cache_dir, make_embedder
 
-    check_db_options(args)
+    corpus, out = check_db_options(args)
     require_loadgen()
-    pages = qsl_pages(Path(args.corpus), args.limit)
+    pages = qsl_pages(corpus, args.limit)
     try:
         from rag_pipeline import EmbedderUnavailableError
 
@@ -71,16 +75,16 @@ def db_build_main(args: argparse.Namespace) -> int:
                               backend=args.embed_backend,
                               cache_dir=Path(args.cache_dir) if args.cache_dir
                               else default_cache_dir())
-        summary = run_db_build(pages, model, Path(args.out), mode=args.loadgen_mode,
+        summary = run_db_build(pages, model, out, mode=args.loadgen_mode,
                                conf=Path(args.loadgen_conf) if args.loadgen_conf else None,
                                model=args.loadgen_model, workers=args.db_workers,
                                command_line=command_line(sys.argv[1:]))
     except EmbedderUnavailableError as exc:
         raise ConfigError(str(exc)) from exc
-    out = Path(args.out)
     print("\n".join(report_lines(summary, out)))
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.json_report:
+        Path(args.json_report).write_text(json.dumps(summary, indent=2) + "\n",
+                                          encoding="utf-8")
     accuracy = summary.get("accuracy")
     return 3 if accuracy is not None and not accuracy["passed"] else 0
 

@@ -7,15 +7,17 @@ result.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
 
+if TYPE_CHECKING:
+    from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
 
-def check_manifest_options(args: argparse.Namespace) -> None:
+
+def check_manifest_options(args: BuildIndexOptions) -> None:
     """Bad combinations fail before the (long) build."""
     wants = args.write_manifest or args.verify_manifest or args.mlperf_db
     if wants and not args.corpus:
@@ -32,7 +34,7 @@ def check_manifest_options(args: argparse.Namespace) -> None:
         raise ConfigError("--retrieval-threshold must be within [0, 1]")
 
 
-def manifest_step(args: argparse.Namespace) -> Callable[[Any, Any], dict[str, Any]] | None:
+def manifest_step(args: BuildIndexOptions) -> Callable[[Any, Any], dict[str, Any]] | None:
     """What to do once the index exists (None: nothing)."""
     if not (args.write_manifest or args.verify_manifest):
         return None
@@ -50,7 +52,7 @@ def manifest_step(args: argparse.Namespace) -> Callable[[Any, Any], dict[str, An
         out: dict[str, Any] = {}
         try:
             if args.write_manifest:
-                questions = load_frames_tsv(args.frames)
+                questions = load_frames_tsv(args.frames or "")  # checked: set
                 manifest = build_manifest(chunk_index, embedder, questions, embedder.name)
                 write_manifest(Path(args.write_manifest), manifest)
                 out["written"] = {"path": str(args.write_manifest),

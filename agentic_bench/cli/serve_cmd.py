@@ -14,39 +14,11 @@ class _Stop(BaseException):
     """Raised by the signal handler: leave the wait loop and stop the server."""
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"expected a port in 1..65535, got {text}")
-    return value
-
-
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "serve",
-        help="run the embedded llama.cpp endpoint (SmolLM2-135M-Instruct) until interrupted",
-        description="Start llama-cpp-python's OpenAI-compatible server with the packaged "
-        "SmolLM2-135M-Instruct GGUF, print its base URL, and serve until SIGINT/SIGTERM.",
-    )
-    parser.add_argument("--port", type=_port, default=None, help="default: a free port")
-    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    parser.add_argument("--ctx", type=_positive, default=4096, help="context size (n_ctx)")
-    parser.add_argument("--threads", type=_positive, default=None, help="default: min(4, CPUs)")
-    parser.add_argument(
-        "--chat-format",
-        default=None,
-        help="llama-cpp-python chat format (default: chatml-function-calling-stream, "
-        "see docs/embedded-endpoint.md)",
-    )
-    parser.add_argument("--log", default=None, help="also keep the server's output in this file")
-    parser.set_defaults(func=run)
+    from agentic_bench.cli.options_command import add_options_command
+
+    add_options_command(subparsers, "serve", "run the embedded llama.cpp endpoint "
+                        "(SmolLM2-135M-Instruct) until interrupted").set_defaults(func=run)
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -54,16 +26,20 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agentic_bench.cli.options_command import parse_command
     from agentic_bench.endpoint.llama_server import DEFAULT_CHAT_FORMAT, LlamaServer
+    from agentic_bench.options.serving import ServeOptions
+
+    options = parse_command(ServeOptions, args.rest, "serve")
 
     previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     server = LlamaServer(
-        host=args.host,
-        port=args.port,
-        n_ctx=args.ctx,
-        n_threads=args.threads,
-        chat_format=args.chat_format or DEFAULT_CHAT_FORMAT,
-        log_path=args.log,
+        host=options.host,
+        port=options.port or None,  # None or 0: a free port
+        n_ctx=options.ctx,
+        n_threads=options.threads,
+        chat_format=options.chat_format or DEFAULT_CHAT_FORMAT,
+        log_path=options.log,
     )
     try:
         with server:

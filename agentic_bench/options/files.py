@@ -100,11 +100,20 @@ def write_run_config(out: Path, benchmark: str, shown: dict[str, Any], *,
     return path
 
 
+# what a file's ``benchmark:`` names when it configures a command rather than a benchmark
+COMMANDS = ("replay", "sim", "record", "serve", "rag build-index")
+
+
+def command_of(name: str) -> str:
+    """The command line that ``benchmark: NAME`` configures: ``run NAME``, or the command."""
+    return name if name in COMMANDS else f"run {name}"
+
+
 def check_benchmark(config: ConfigFile, benchmark: str | None) -> str:
     """The benchmark to run: the command line's, which must agree with the file's if both."""
     if benchmark and config.benchmark and benchmark != config.benchmark:
         raise ConfigError(f"{config.path}: benchmark: {config.benchmark}, but this is "
-                          f"`run {benchmark}`")
+                          f"`{command_of(benchmark)}`")
     name = benchmark or config.benchmark
     if not name:
         raise ConfigError(f"{config.path}: no benchmark: add 'benchmark: NAME' to the file or "

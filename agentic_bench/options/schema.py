@@ -48,16 +48,18 @@ class OptionsModel(BaseModel):
 
 def option(default: Any = None, *, help: str, metavar: str | None = None,
            group: str | None = None, identity: bool | None = None, redact: bool = False,
-           positional: bool = False, example: Any = None) -> Any:
+           positional: bool = False, example: Any = None, flag: str | None = None) -> Any:
     """Declare one option: its default, ``--help`` text and how it is shown and compared.
 
     ``redact``: a URL whose credentials are hidden wherever the options are shown or stored.
     ``identity``: whether ``--resume`` refuses a run continued with another value (default: the
     model's ``identity_default``). ``example``: a valid non-default value (for options whose
-    text must follow a syntax; the round-trip tests use it)."""
+    text must follow a syntax; the round-trip tests use it). ``flag``: the command-line flag
+    when it cannot be the field's name (``--json`` for a field ``json_report``: ``json`` is a
+    pydantic method); a file takes either as its key."""
     extra: dict[str, Any] = {"metavar": metavar, "group": group, "identity": identity,
                              "redact": redact or None, "positional": positional or None,
-                             "example": example}
+                             "example": example, "flag": flag}
     return Field(default, description=help,
                  json_schema_extra={k: v for k, v in extra.items() if v is not None})
 
@@ -130,7 +132,8 @@ def specs(model: type[OptionsModel]) -> dict[str, OptionSpec]:
         identity = extra.get("identity")
         owner = _declared_in(model, name)
         out[name] = OptionSpec(
-            name=name, flag=name if positional else "--" + name.replace("_", "-"), kind=kind,
+            name=name, kind=kind,
+            flag=name if positional else str(extra.get("flag") or "--" + name.replace("_", "-")),
             scalar=scalar, choices=choices, default=info.default, help=info.description or "",
             metavar=typing.cast("str | None", extra.get("metavar")),
             group=str(extra.get("group") or owner.option_group),

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter_ns
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
@@ -25,6 +25,9 @@ from agentic_bench.proxy.recorder import Call, Recorder
 from agentic_bench.transport.result import ChatResult
 from agentic_bench.transport.sse import assemble_stream
 from agentic_bench.transport.url import auth_headers, parse_endpoint, redact_url
+
+if TYPE_CHECKING:
+    from agentic_bench.options.serving import RecordOptions
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host",
@@ -43,6 +46,15 @@ class ProxyConfig:
     upstream_timeout_s: float = 600.0
     dump_requests: Path | None = None
     shutdown_grace_s: float = 30.0  # on SIGINT/SIGTERM, wait this long for in-flight requests
+
+    @classmethod
+    def from_options(cls, options: RecordOptions) -> ProxyConfig:
+        """The proxy ``agentic-bench record`` (or ``python -m agentic_bench.proxy``) runs."""
+        return cls(upstream=options.upstream, out=options.out, host=options.host,
+                   port=0 if options.port is None else options.port,  # None: a free one
+                   idle_timeout_s=options.idle_timeout,
+                   upstream_timeout_s=options.upstream_timeout,
+                   dump_requests=options.dump_requests)
 
 
 def _forward_headers(headers: Any) -> dict[str, str]:

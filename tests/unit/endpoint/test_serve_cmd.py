@@ -16,14 +16,28 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def test_flags() -> None:
-    args = parse(
-        ["serve", "--port", "8901", "--host", "0.0.0.0", "--ctx", "2048", "--threads", "2"]
-    )
-    assert (args.port, args.host, args.ctx, args.threads) == (8901, "0.0.0.0", 2048, 2)
+def test_flags(tmp_path: Path) -> None:
+    """The words after ``serve`` reach its options model (flags or ``--config FILE``)."""
+    import pytest
+
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.errors import ConfigError
+    from agentic_bench.options.serving import ServeOptions
+
+    argv = ["serve", "--port", "8901", "--host", "0.0.0.0", "--ctx", "2048", "--threads", "2"]
+    args = parse(argv)
     assert args.func is serve_cmd.run
-    args = parse(["serve"])
-    assert args.port is None and args.ctx == 4096 and args.threads is None
+    options = parse_command(ServeOptions, args.rest, "serve")
+    assert (options.port, options.host, options.ctx, options.threads) == \
+        (8901, "0.0.0.0", 2048, 2)
+    options = parse_command(ServeOptions, parse(["serve"]).rest, "serve")
+    assert options.port is None and options.ctx == 4096 and options.threads is None
+    config = tmp_path / "serve.yaml"
+    config.write_text("benchmark: serve\nctx: 1024\nport: 8902\n")
+    options = parse_command(ServeOptions, ["--config", str(config), "--port", "8903"], "serve")
+    assert (options.ctx, options.port) == (1024, 8903)  # the command line wins over the file
+    with pytest.raises(ConfigError, match="--ctx: 0: expected a positive integer"):
+        parse_command(ServeOptions, ["--ctx", "0"], "serve")
 
 
 def test_module_imports_nothing_heavy() -> None:
