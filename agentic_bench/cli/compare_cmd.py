@@ -9,21 +9,17 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "compare", help="compare runs side by side (terminal table + compare.html)",
-        description="Print headline metrics of each run side by side with ratios against the "
-        "first run, and write compare.html (overlaid TTFT/TPOT/turn-latency CDFs). Each DIR "
-        "is a run's output directory; its summary.json is used (rebuilt from records.jsonl "
-        "when absent). See docs/report.md.")
-    p.add_argument("run_dirs", type=Path, nargs="+", metavar="DIR",
-                   help="run output directories; the first is the baseline")
-    p.add_argument("--out", type=Path, default=None,
-                   help="directory for compare.html (default: results/compare-<time>/, as a "
-                   "run's own outputs; never the current directory)")
-    p.set_defaults(func=main)
+    from agentic_bench.cli.options_command import add_options_command
+
+    parser = add_options_command(
+        sub, "compare",
+        "compare runs side by side (terminal table + compare.html)")
+    parser.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(namespace: argparse.Namespace) -> int:
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import CompareOptions
     from agentic_bench.reporting.compare import (
         CompareRun,
         render_compare_text,
@@ -34,6 +30,7 @@ def main(args: argparse.Namespace) -> int:
     )
     from agentic_bench.reporting.regenerate import load_run
 
+    args = parse_command(CompareOptions, namespace.rest, "compare")
     loaded = [load_run(d, regenerate=False) for d in args.run_dirs]
     names = run_names([r.path for r in loaded])
     for name, run in zip(names, loaded, strict=True):

@@ -7,8 +7,10 @@ defaults, preset, file and command line merged — as a config file that ``run -
 back unchanged (``config show replay TRACE [OPTIONS]`` for ``replay --config``; such a file
 says ``benchmark: replay``); URLs with credentials are redacted, API keys never appear (only the
 names of the variables that hold them). See :mod:`agentic_bench.options.files`. The commands
-``sim``, ``record``, ``serve`` and ``rag build-index`` (``rag-build-index`` as one word) have
-options models too: ``config schema sim``, ``sim --config FILE``.
+``sim``, ``record``, ``serve``, ``rag build-index``, ``compare``, ``report``, ``validate``,
+``import``, ``new-task``, ``traces stats|convert|build`` and ``submission pack`` have options
+models too (a two-word command as one word: ``rag-build-index``): ``config schema sim``, ``sim
+--config FILE``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("file", metavar="FILE", help="YAML or JSON run configuration")
     c.add_argument("--benchmark", metavar="NAME",
                    help="the benchmark it configures, or a command: replay, sim, record, "
-                   "serve, rag-build-index (default: the file's 'benchmark' key)")
+                   "serve, rag-build-index, compare, ... (default: the file's 'benchmark' "
+                   "key)")
     c.set_defaults(func=check_main)
     s = config_sub.add_parser("show", add_help=False, prefix_chars="\x00",
                               help="print the effective options of `run BENCHMARK [OPTIONS]`",
@@ -78,12 +81,20 @@ COMMAND_MODELS = {
     "record": "agentic_bench.options.serving:RecordOptions",
     "serve": "agentic_bench.options.serving:ServeOptions",
     "rag build-index": "agentic_bench.tasks.rag_e2e.options:BuildIndexOptions",
+    **{name: f"agentic_bench.cli.tool_options:{model}" for name, model in (
+        ("compare", "CompareOptions"), ("report", "ReportOptions"),
+        ("validate", "ValidateOptions"), ("import", "ImportOptions"),
+        ("new-task", "NewTaskOptions"), ("traces stats", "TracesStatsOptions"),
+        ("traces convert", "TracesConvertOptions"), ("traces build", "TracesBuildOptions"),
+        ("submission pack", "SubmissionPackOptions"))},
 }
 
 
 def _command_name(name: str) -> str:
-    """``rag-build-index`` (one word, for the command line) is ``rag build-index``."""
-    return "rag build-index" if name == "rag-build-index" else name
+    """A two-word command as one word (``rag-build-index``, ``traces-stats``) is the command
+    (``rag build-index``)."""
+    spaced = {key.replace(" ", "-"): key for key in COMMAND_MODELS if " " in key}
+    return spaced.get(name, name)
 
 
 def parse_for(name: str, argv: list[str], combinations: bool = True) -> Any:

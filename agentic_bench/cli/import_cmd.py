@@ -4,34 +4,32 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 FORMAT_HELP = ("mlcommons-agentic, mooncake, otel-genai, sglang-agentic, sharegpt, native, or "
                "auto (guess from the file)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "import", help="convert a foreign trace (MLCommons, Mooncake, OTel, SGLang, ShareGPT)",
-        description="Convert a trace in a public format into this project's JSONL trace "
-        "(see docs/importers.md for each mapping and what is lost). The output is written "
-        "only when the whole input converts; a broken input reports file:line (or a JSON "
-        "path) and exits 2.")
-    p.add_argument("format", metavar="FORMAT", help=FORMAT_HELP)
-    p.add_argument("input", type=Path, metavar="IN", help="input file")
-    p.add_argument("--out", type=Path, required=True, metavar="OUT", help="output trace (JSONL)")
-    p.add_argument("--limit", type=int, metavar="N", help="convert at most N sessions")
-    p.set_defaults(func=main)
+    from agentic_bench.cli.options_command import add_options_command
+
+    parser = add_options_command(
+        sub, "import",
+        "convert a foreign trace (MLCommons, Mooncake, OTel, SGLang, "
+        "ShareGPT)")
+    parser.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(namespace: argparse.Namespace) -> int:
     import itertools
     import os
 
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import ImportOptions
     from agentic_bench.errors import UsageError
     from agentic_bench.trace.importers import import_file, resolve_format
     from agentic_bench.trace.jsonl import session_to_json
 
+    args = parse_command(ImportOptions, namespace.rest, "import")
     if not args.input.is_file():
         raise UsageError(f"{args.input}: no such file")
     fmt = resolve_format(args.format, args.input)

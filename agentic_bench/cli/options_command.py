@@ -20,8 +20,14 @@ def add_options_command(sub: argparse._SubParsersAction,  # type: ignore[type-ar
     """A subcommand that hands its words to :func:`parse_command`."""
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help, add_help=False,
                                                      prefix_chars="\x00")
-    parser.add_argument("rest", nargs=argparse.REMAINDER, metavar="[OPTIONS]")
+    take_remainder(parser)
     return parser
+
+
+def take_remainder(parser: argparse.ArgumentParser) -> None:
+    """A nested subcommand's parser (``traces stats``, ``submission pack``), made with
+    ``add_help=False, prefix_chars="\\x00"``: every word after it goes to its model."""
+    parser.add_argument("rest", nargs=argparse.REMAINDER, metavar="[OPTIONS]")
 
 
 def parse_command(model: type[M], argv: Sequence[str], command: str) -> M:
@@ -34,4 +40,4 @@ def parse_command(model: type[M], argv: Sequence[str], command: str) -> M:
                          benchmark=command)
 
 
-__all__ = ["add_options_command", "parse_command"]
+__all__ = ["add_options_command", "parse_command", "take_remainder"]

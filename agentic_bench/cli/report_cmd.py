@@ -5,29 +5,26 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "report", help="regenerate summary.json, summary.txt and report.html from records.jsonl",
-        description="Rebuild a run's summary.json, summary.txt and report.html from its "
-        "records.jsonl. Run facts that records do not hold (duration, completeness, stop "
-        "reason, default SLOs, accuracy, versions) are kept from an existing summary.json; "
-        "without one they are derived from the records, and the summary says so. "
-        "See docs/report.md.")
-    p.add_argument("run_dir", type=Path, metavar="DIR", help="a run's output directory (--out)")
-    p.add_argument("--session", metavar="ID",
-                   help="draw this session's waterfall (its session_id, e.g. 'weather-trip#0') "
-                   "instead of the slowest and the median")
-    p.set_defaults(func=main)
+    from agentic_bench.cli.options_command import add_options_command
+
+    parser = add_options_command(
+        sub, "report",
+        "regenerate summary.json, summary.txt and report.html from "
+        "records.jsonl")
+    parser.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(namespace: argparse.Namespace) -> int:
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import ReportOptions
     from agentic_bench.reporting.files import write_summary
     from agentic_bench.reporting.regenerate import load_run
     from agentic_bench.reporting.reporters import run_reporters
 
+    args = parse_command(ReportOptions, namespace.rest, "report")
     run = load_run(args.run_dir, regenerate=True)
     task = _task(run.summary.get("benchmark"))
     if task is not None and hasattr(task, "rescore"):  # accuracy recomputed, not copied

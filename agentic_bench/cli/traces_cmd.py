@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 Configure = Callable[[argparse.ArgumentParser], None]
@@ -34,22 +33,15 @@ def add_traces_subcommand(name: str, configure: Configure, **parser_kwargs: Any)
 
 
 def _configure_stats(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="trace file (native JSONL or any importable format; "
-                   "a Weka trace directory too)")
-    p.add_argument("--format", default="auto", metavar="FORMAT",
-                   help="input format (default auto; see `agentic-bench import --help`)")
-    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    p.add_argument("--block-chars", type=int, default=64, metavar="N",
-                   help="block size for the prefix-sharing ratio (default 64 chars ≈ 16 tokens)")
+    from agentic_bench.cli.options_command import take_remainder
+
+    take_remainder(p)
     p.set_defaults(func=stats_main)
 
 
 add_traces_subcommand(
     "stats", _configure_stats, help="sessions, turns, token sizes, tool calls, think time, "
-    "prefix sharing", description="Describe a trace: sessions, turns and requests per "
-    "session, input/output token distributions (recorded usage, else chars/4 — the output "
-    "says which), tool calls, think time and the prefix-sharing ratio of the requests a "
-    "recorded-history replay would send.")
+    "prefix sharing", add_help=False, prefix_chars="\x00")  # TracesStatsOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,13 +65,16 @@ def _help(p: argparse.ArgumentParser) -> int:
     return 2
 
 
-def stats_main(args: argparse.Namespace) -> int:
+def stats_main(namespace: argparse.Namespace) -> int:
     import json
 
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import TracesStatsOptions
     from agentic_bench.errors import UsageError
     from agentic_bench.trace.importers import import_file, resolve_format
     from agentic_bench.trace.stats import render_stats, trace_stats
 
+    args = parse_command(TracesStatsOptions, namespace.rest, "traces stats")
     if not args.file.exists():
         raise UsageError(f"{args.file}: no such file or directory")
     if args.block_chars < 1:
@@ -92,13 +87,13 @@ def stats_main(args: argparse.Namespace) -> int:
         corpus_stats = CorpusStats()
         WekaCorpus(args.file, on_trace=lambda _spot, trace: corpus_stats.add(trace))
         out = {"file": str(args.file), "format": fmt, **corpus_stats.summary()}
-        print(json.dumps(out, indent=2) if args.json
-              else render_corpus_stats(out, f"{args.file} (weka)"), end="" if not args.json
+        print(json.dumps(out, indent=2) if args.json_output
+              else render_corpus_stats(out, f"{args.file} (weka)"), end="" if not args.json_output
               else "\n")
         return 0
     stats = trace_stats(import_file(fmt, args.file), block_chars=args.block_chars)
     stats = {"file": str(args.file), "format": fmt, **stats}
-    if args.json:
+    if args.json_output:
         print(json.dumps(stats, indent=2))
     else:
         print(render_stats(stats, title=f"{args.file} ({fmt})"), end="")

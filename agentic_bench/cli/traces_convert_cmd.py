@@ -5,44 +5,34 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentic_bench.cli.traces_cmd import add_traces_subcommand
 
+if TYPE_CHECKING:
+    from agentic_bench.cli.tool_options import TracesConvertOptions
+
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", type=Path, metavar="IN",
-                   help="trace (native JSONL or any importable format)")
-    p.add_argument("--to", required=True, choices=["weka"], help="output format")
-    p.add_argument("--out", type=Path, required=True, metavar="OUT",
-                   help="a .jsonl corpus (one trace per line), a directory (one .json per "
-                   "trace) or a .json file (one session)")
-    p.add_argument("--format", default="auto", metavar="FORMAT",
-                   help="input format (default auto)")
-    p.add_argument("--tokenizer", required=True, metavar="DIR|server",
-                   help="the tokenizer of the model the traces will be replayed against: a "
-                   "local Hugging Face folder or tokenizer.json, or 'server' with --endpoint")
-    p.add_argument("--endpoint", metavar="URL|embedded",
-                   help="with --tokenizer server: whose tokenize route (embedded: start the "
-                   "packaged llama.cpp endpoint for it)")
-    p.add_argument("--block-size", type=int, default=64, metavar="N",
-                   help="tokens per hashed block (default 64, as the Weka corpora)")
+    from agentic_bench.cli.options_command import take_remainder
+
+    take_remainder(p)
     p.set_defaults(func=main)
 
 
 add_traces_subcommand(
     "convert", _configure, help="convert a trace into Weka traces (hash ids, no text)",
-    description="Convert a trace with text (native, MLCommons agentic, a recording, ...) into "
-    "Weka traces: per request its token counts and chained KV-cache block hashes under the "
-    "given tokenizer, timings, subagents — no prompt text — so agent traffic can be shared "
-    "without its prompts. Replaying the result writes prompts of exactly the recorded token "
-    "counts (docs/agentx.md).")
+    add_help=False, prefix_chars="\x00")  # TracesConvertOptions
 
 
-def main(args: argparse.Namespace) -> int:
+def main(namespace: argparse.Namespace) -> int:
     import asyncio
 
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import TracesConvertOptions
     from agentic_bench.errors import UsageError
 
+    args = parse_command(TracesConvertOptions, namespace.rest, "traces convert")
     if args.block_size < 1:
         raise UsageError("--block-size must be >= 1")
     if not args.input.exists():
@@ -56,19 +46,19 @@ def main(args: argparse.Namespace) -> int:
     return asyncio.run(_with_endpoint(args))
 
 
-async def _with_endpoint(args: argparse.Namespace) -> int:
+async def _with_endpoint(args: TracesConvertOptions) -> int:
     import os
 
     from agentic_bench.endpoint.resolve import open_endpoint
     from agentic_bench.synthesis import load_tokenizer
 
     key = os.environ.get("OPENAI_API_KEY") or None
-    async with open_endpoint(args.endpoint, None, key, max_connections=0,
+    async with open_endpoint(args.endpoint or "embedded", None, key, max_connections=0,
                              request_timeout_s=60.0, warm_connections=0) as endpoint:
         return _convert(args, load_tokenizer("server", endpoint.target, key))
 
 
-def _convert(args: argparse.Namespace, tokenizer: object) -> int:
+def _convert(args: TracesConvertOptions, tokenizer: object) -> int:
     import json
     import os
     import re

@@ -8,14 +8,12 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("validate", help="check a trace file and report every problem",
-                       description="Validate a trace (JSONL, one session per line). Prints "
-                       "file:line: field: problem for each problem; exit 2 if any. A file in a "
-                       "known foreign format (MLCommons agentic JSONL, Mooncake, OTel, ShareGPT, "
-                       "SGLang) is recognised and checked with its importer.")
-    p.add_argument("files", nargs="+", type=Path,
-                   help="trace files (a Weka trace directory too)")
-    p.set_defaults(func=main)
+    from agentic_bench.cli.options_command import add_options_command
+
+    parser = add_options_command(
+        sub, "validate",
+        "check a trace file and report every problem")
+    parser.set_defaults(func=main)
 
 
 def _foreign(path: Path) -> bool | None:
@@ -67,9 +65,12 @@ def _weka(path: Path) -> bool:
     return True
 
 
-def main(args: argparse.Namespace) -> int:
+def main(namespace: argparse.Namespace) -> int:
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import ValidateOptions
     from agentic_bench.trace.jsonl import validate_file
 
+    args = parse_command(ValidateOptions, namespace.rest, "validate")
     bad = False
     for path in args.files:
         foreign = _foreign(path)

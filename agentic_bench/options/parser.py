@@ -79,10 +79,12 @@ def _add(group: Any, spec: OptionSpec) -> None:
             del kwargs["metavar"]
     if spec.scalar in (int, float, Path):
         kwargs["type"] = spec.scalar
-    if spec.kind == "list":
+    if spec.kind == "list" and not spec.positional:
         kwargs["action"] = "append"
     if spec.positional:  # a default, not SUPPRESS: argparse would convert that string
-        group.add_argument(spec.flag, nargs="?", default=None, **kwargs)
+        # a list takes every word left (none: the model says what is missing)
+        group.add_argument(spec.flag, nargs="*" if spec.kind == "list" else "?", default=None,
+                           **kwargs)
     else:
         group.add_argument(spec.flag, dest=spec.name, **kwargs)
 
@@ -95,8 +97,8 @@ def parse_options(model: type[M], argv: Sequence[str], *, prog: str,
     ``combinations=False``: each option checked alone, not the rules between them."""
     parser = build_parser(model, prog=prog, description=description, epilog=epilog)
     namespace = parser.parse_args(list(argv))
-    explicit = {k: v for k, v in vars(namespace).items()
-                if k in model.model_fields and v is not None}
+    explicit = {k: v for k, v in vars(namespace).items()  # ([]: a positional list not given)
+                if k in model.model_fields and v is not None and v != []}
     config = None
     if getattr(namespace, "config", None):
         config = read_config(namespace.config)

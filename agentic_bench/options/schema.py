@@ -217,11 +217,11 @@ def to_argv(options: OptionsModel) -> list[str]:
             continue
         if spec.kind == "switch":
             argv.append(spec.flag)
+        elif spec.positional:
+            argv += [str(item) for item in value] if spec.kind == "list" else [str(value)]
         elif spec.kind == "list":
             for item in value:
                 argv += [spec.flag, str(item)]
-        elif spec.positional:
-            argv.append(str(value))
         else:
             argv += [spec.flag, str(value)]
     return argv

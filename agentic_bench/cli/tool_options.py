@@ -1,0 +1,220 @@
+"""The options models of the tool commands — ``compare``, ``report``, ``validate``, ``import``,
+``new-task``, ``traces stats|convert|build`` and ``submission pack``.
+
+Declared like a run's options (:mod:`agentic_bench.options.schema`): flags and ``--help`` are
+generated from them, each command takes ``--config FILE``, and ``config check|show|schema``
+cover them. Imported only when such a command runs (pydantic stays out of ``--help``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import field_validator
+
+from agentic_bench.cli.import_cmd import FORMAT_HELP
+from agentic_bench.options.schema import OptionsModel, option
+
+
+class ToolOptions(OptionsModel):
+    """A tool command's options: nothing in them identifies a run."""
+
+    identity_default: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _some_positional(cls, value: Any, info: Any) -> Any:
+        """A positional list (``DIR...``, ``FILE...``) needs at least one value."""
+        field = cls.model_fields[info.field_name]
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if extra.get("positional") and isinstance(value, tuple) and not value:
+            raise ValueError("give at least one")
+        return value
+
+
+class CompareOptions(ToolOptions):
+    option_group: ClassVar[str] = "compare"
+    description: ClassVar[str] = (
+        "Print headline metrics of each run side by side with ratios against the first run, "
+        "and write compare.html (overlaid TTFT/TPOT/turn-latency CDFs). Each DIR is a run's "
+        "output directory; its summary.json is used (rebuilt from records.jsonl when absent). "
+        "See docs/report.md.")
+
+    run_dirs: tuple[Path, ...] = option(..., positional=True, metavar="DIR",
+                                        help="run output directories; the first is the "
+                                        "baseline")
+    out: Path | None = option(None, metavar="DIR",
+                              help="directory for compare.html (default: "
+                              "results/compare-<time>/, as a run's own outputs; never the "
+                              "current directory)")
+
+
+class ReportOptions(ToolOptions):
+    option_group: ClassVar[str] = "report"
+    description: ClassVar[str] = (
+        "Rebuild a run's summary.json, summary.txt and report.html from its records.jsonl. Run "
+        "facts that records do not hold (duration, completeness, stop reason, default SLOs, "
+        "accuracy, versions) are kept from an existing summary.json; without one they are "
+        "derived from the records, and the summary says so. See docs/report.md.")
+
+    run_dir: Path = option(..., positional=True, metavar="DIR",
+                           help="a run's output directory (--out)")
+    session: str | None = option(None, metavar="ID",
+                                 help="draw this session's waterfall (its session_id, e.g. "
+                                 "'weather-trip#0') instead of the slowest and the median")
+
+
+class ValidateOptions(ToolOptions):
+    option_group: ClassVar[str] = "validate"
+    description: ClassVar[str] = (
+        "Validate a trace (JSONL, one session per line). Prints file:line: field: problem for "
+        "each problem; exit 2 if any. A file in a known foreign format (MLCommons agentic "
+        "JSONL, Mooncake, OTel, ShareGPT, SGLang) is recognised and checked with its importer.")
+
+    files: tuple[Path, ...] = option(..., positional=True, metavar="FILE",
+                                     help="trace files (a Weka trace directory too)")
+
+
+class ImportOptions(ToolOptions):
+    option_group: ClassVar[str] = "import"
+    description: ClassVar[str] = (
+        "Convert a trace in a public format into this project's JSONL trace (see "
+        "docs/importers.md for each mapping and what is lost). The output is written only when "
+        "the whole input converts; a broken input reports file:line (or a JSON path) and exits "
+        "2.")
+
+    format: str = option(..., positional=True, metavar="FORMAT", help=FORMAT_HELP)
+    input: Path = option(..., positional=True, metavar="IN", help="input file")
+    out: Path = option(..., metavar="OUT", help="output trace (JSONL)")
+    limit: int | None = option(None, metavar="N", help="convert at most N sessions")
+
+
+class NewTaskOptions(ToolOptions):
+    option_group: ClassVar[str] = "new-task"
+    description: ClassVar[str] = (
+        "Write a plugin package NAME/ that registers benchmark NAME through the "
+        "agentic_bench.plugins entry point and passes its own tests. Next: `pip install -e "
+        "NAME`, `agentic-bench run NAME`. Tutorial: docs/adding-a-task.md.")
+
+    name: str = option(..., positional=True, metavar="NAME",
+                       help="benchmark name, e.g. my-qa (lowercase, digits, hyphens)")
+    dir: Path = option(Path("."), metavar="PARENT",
+                       help="where to create NAME/ (default: the current directory)")
+    package: str | None = option(None, metavar="PKG",
+                                 help="import name (default: <name>_bench)")
+    force: bool = option(False, help="write into an existing directory")
+
+
+class TracesStatsOptions(ToolOptions):
+    option_group: ClassVar[str] = "traces stats"
+    description: ClassVar[str] = (
+        "Describe a trace: sessions, turns and requests per session, input/output token "
+        "distributions (recorded usage, else chars/4 — the output says which), tool calls, "
+        "think time and the prefix-sharing ratio of the requests a recorded-history replay "
+        "would send.")
+
+    file: Path = option(..., positional=True, metavar="FILE",
+                        help="trace file (native JSONL or any importable format; a Weka trace "
+                        "directory too)")
+    format: str = option("auto", metavar="FORMAT",
+                         help="input format (default auto; see `agentic-bench import --help`)")
+    json_output: bool = option(False, flag="--json", help="print the statistics as JSON")
+    block_chars: int = option(64, metavar="N",
+                              help="block size for the prefix-sharing ratio (default 64 chars "
+                              "≈ 16 tokens)")
+
+
+class TracesConvertOptions(ToolOptions):
+    option_group: ClassVar[str] = "traces convert"
+    description: ClassVar[str] = (
+        "Convert a trace with text (native, MLCommons agentic, a recording, ...) into Weka "
+        "traces: per request its token counts and chained KV-cache block hashes under the "
+        "given tokenizer, timings, subagents — no prompt text — so agent traffic can be shared "
+        "without its prompts. Replaying the result writes prompts of exactly the recorded token "
+        "counts (docs/agentx.md).")
+
+    input: Path = option(..., positional=True, metavar="IN",
+                         help="trace (native JSONL or any importable format)")
+    to: Literal["weka"] = option(..., help="output format")
+    out: Path = option(..., metavar="OUT",
+                       help="a .jsonl corpus (one trace per line), a directory (one .json per "
+                       "trace) or a .json file (one session)")
+    format: str = option("auto", metavar="FORMAT", help="input format (default auto)")
+    tokenizer: str = option(..., metavar="DIR|server",
+                            help="the tokenizer of the model the traces will be replayed "
+                            "against: a local Hugging Face folder or tokenizer.json, or "
+                            "'server' with --endpoint")
+    endpoint: str | None = option(None, metavar="URL|embedded", redact=True,
+                                  help="with --tokenizer server: whose tokenize route "
+                                  "(embedded: start the packaged llama.cpp endpoint for it)")
+    block_size: int = option(64, metavar="N",
+                             help="tokens per hashed block (default 64, as the Weka corpora)")
+
+
+SYNTHETIC = "synthetic (fan-out agents: a coordinator and parallel subagents)"
+
+
+class TracesBuildOptions(ToolOptions):
+    option_group: ClassVar[str] = "traces build"
+    description: ClassVar[str] = (
+        "agentic-edge: turn BFCL's multi-turn ground truth into recorded sessions (user turns, "
+        "the expected calls, the simulated tools' real results), deterministically, with a "
+        "manifest (source package version, sha256). synthetic: coordinator sessions that fan "
+        "out to --fanout parallel subagents (--depth levels), each with its own history, and "
+        "join (docs/trace-format.md, parallel steps); --out is required.")
+
+    kind: Literal["agentic-edge", "synthetic"] = option(
+        ..., positional=True, metavar="agentic-edge|synthetic",
+        help="what to build: agentic-edge (a benchmark's trajectories) or synthetic")
+    out: Path | None = option(None, metavar="FILE",
+                              help="output trace (default: the benchmark's trace in traces/)")
+    limit_per_subset: int = option(10, metavar="N",
+                                   help="samples per multi-turn subset (default 10; 0 = all "
+                                   "200)")
+    verify: bool = option(False, help="only check the committed trace against its manifest's "
+                          "sha256")
+    fanout: int = option(4, metavar="N", group=SYNTHETIC,
+                         help="subagents per fan-out (default 4)")
+    depth: int = option(1, metavar="D", group=SYNTHETIC,
+                        help="fan-out levels: subagents fan out again below themselves "
+                        "(default 1)")
+    sessions: int = option(8, metavar="N", group=SYNTHETIC, help="sessions (default 8)")
+    turns: int = option(1, metavar="T", group=SYNTHETIC,
+                        help="user turns per session, each with its own fan-out (default 1)")
+    max_tokens: int = option(32, metavar="N", group=SYNTHETIC,
+                             help="max_tokens of every LLM step (default 32)")
+    seed: int = option(0, metavar="S", group=SYNTHETIC, help="seed (default 0)")
+
+
+class SubmissionPackOptions(ToolOptions):
+    option_group: ClassVar[str] = "submission pack"
+    description: ClassVar[str] = (
+        "Copy one or more run folders into an MLPerf submission tree: "
+        "results/<system>/<benchmark>/<scenario>/ as the checker reads it (E2E-RAG qna and db: "
+        "LoadGen's performance/run_1, accuracy with a hashed accuracy.txt and a truncated log, "
+        "TEST09 (qna), user.conf; Edge Agentic: config.yaml, performance/ and accuracy/ JSON), "
+        "with templates for the system description and measurements (values marked 'FILL IN:'). "
+        "Run folders of one benchmark merge (performance, accuracy and TEST09 runs); packing "
+        "again into the same --out adds to it and keeps filled-in templates. Prints what is "
+        "still missing.")
+
+    run_dirs: tuple[Path, ...] = option(..., positional=True, metavar="RUN_DIR",
+                                        help="run folders (--out of `agentic-bench run ...` "
+                                        "or `rag build-index --loadgen mlperf`)")
+    submitter: str = option(..., metavar="NAME",
+                            help="your organisation, as the folder and the system JSON name it")
+    system: str = option(..., metavar="NAME",
+                         help="system name (results/<NAME>/, systems/<NAME>.json)")
+    division: Literal["closed", "open"] = option(
+        ..., help="closed (MLPerf's configuration, compliance tests) or open")
+    out: Path = option(..., metavar="DIR",
+                       help="submission folder (created; an existing one is added to)")
+    json_output: bool = option(False, flag="--json",
+                               help="print the result as JSON instead of text")
+
+
+__all__ = ["CompareOptions", "ImportOptions", "NewTaskOptions", "ReportOptions",
+           "SubmissionPackOptions", "ToolOptions", "TracesBuildOptions", "TracesConvertOptions",
+           "TracesStatsOptions", "ValidateOptions"]
