@@ -86,7 +86,8 @@ COMMAND_MODELS = {
         ("validate", "ValidateOptions"), ("import", "ImportOptions"),
         ("new-task", "NewTaskOptions"), ("traces stats", "TracesStatsOptions"),
         ("traces convert", "TracesConvertOptions"), ("traces build", "TracesBuildOptions"),
-        ("submission pack", "SubmissionPackOptions"))},
+        ("submission pack", "SubmissionPackOptions"),
+        ("rag sample-layout", "SampleLayoutOptions"))},
 }
 
 

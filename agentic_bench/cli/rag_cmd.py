@@ -18,19 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     add_options_command(rag_sub, "build-index", "chunk, embed and index the HotpotQA corpus "
                         "(cached by content hash)").set_defaults(func=build_index_main)
-    s = rag_sub.add_parser(
-        "sample-layout", help="write HotpotQA questions in MLPerf's E2E-RAG data layout",
-        description="Write frames_dataset.tsv and doc_html/ (Wikipedia-like HTML pages with "
-        "url_mapping.json) from HotpotQA, laid out as MLPerf's E2E-RAG data setup leaves them, "
-        "to try `run rag-e2e --frames DIR/frames_dataset.tsv --corpus DIR/doc_html` without "
-        "the MLPerf data.")
-    s.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
-    s.add_argument("--questions", type=int, default=20, metavar="N",
-                   help="questions (seeded sample; default 20); their paragraphs become pages")
-    s.add_argument("--distractors", type=int, default=100, metavar="N",
-                   help="other paragraphs written as pages (default 100)")
-    s.add_argument("--seed", type=int, default=42, metavar="S", help="sample seed (42)")
-    s.set_defaults(func=sample_layout_main)
+    add_options_command(rag_sub, "sample-layout", "write HotpotQA questions in MLPerf's E2E-RAG "
+                        "data layout").set_defaults(func=sample_layout_main)
     p.set_defaults(func=lambda args: _usage(p))
 
 
@@ -162,14 +151,15 @@ def _ingestion_lines(stats: dict[str, Any] | None) -> list[str]:
             f"{stats['passages_per_s']:.1f} passages/s"]
 
 
-def sample_layout_main(args: argparse.Namespace) -> int:
+def sample_layout_main(namespace: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.cli.tool_options import SampleLayoutOptions
     from agentic_bench.errors import ConfigError
     from rag_pipeline import CorpusError, sample_layout
 
-    if args.questions < 1 or args.distractors < 0:
-        raise ConfigError("--questions must be at least 1 and --distractors at least 0")
+    args = parse_command(SampleLayoutOptions, namespace.rest, "rag sample-layout")
     out = Path(args.out)
     try:
         counts = sample_layout(out, args.questions, args.distractors, args.seed)

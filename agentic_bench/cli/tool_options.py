@@ -215,6 +215,37 @@ class SubmissionPackOptions(ToolOptions):
                                help="print the result as JSON instead of text")
 
 
+class SampleLayoutOptions(ToolOptions):
+    option_group: ClassVar[str] = "rag sample-layout"
+    description: ClassVar[str] = (
+        "Write frames_dataset.tsv and doc_html/ (Wikipedia-like HTML pages with "
+        "url_mapping.json) from HotpotQA, laid out as MLPerf's E2E-RAG data setup leaves them, "
+        "to try `run rag-e2e --frames DIR/frames_dataset.tsv --corpus DIR/doc_html` without "
+        "the MLPerf data.")
+
+    out: Path = option(..., metavar="DIR", help="folder to write into")
+    questions: int = option(20, metavar="N",
+                            help="questions (seeded sample; default 20); their paragraphs "
+                            "become pages")
+    distractors: int = option(100, metavar="N",
+                              help="other paragraphs written as pages (default 100)")
+    seed: int = option(42, metavar="S", help="sample seed (42)")
+
+    @field_validator("questions")
+    @classmethod
+    def _questions(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"{value}: must be at least 1")
+        return value
+
+    @field_validator("distractors")
+    @classmethod
+    def _distractors(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError(f"{value}: must be at least 0")
+        return value
+
+
 __all__ = ["CompareOptions", "ImportOptions", "NewTaskOptions", "ReportOptions",
-           "SubmissionPackOptions", "ToolOptions", "TracesBuildOptions", "TracesConvertOptions",
-           "TracesStatsOptions", "ValidateOptions"]
+           "SampleLayoutOptions", "SubmissionPackOptions", "ToolOptions", "TracesBuildOptions",
+           "TracesConvertOptions", "TracesStatsOptions", "ValidateOptions"]

@@ -103,7 +103,7 @@ def write_run_config(out: Path, benchmark: str, shown: dict[str, Any], *,
 # what a file's ``benchmark:`` names when it configures a command rather than a benchmark
 COMMANDS = ("replay", "sim", "record", "serve", "rag build-index", "compare", "report",
             "validate", "import", "new-task", "traces stats", "traces convert", "traces build",
-            "submission pack")
+            "submission pack", "rag sample-layout")
 
 
 def command_of(name: str) -> str:
