@@ -21,26 +21,41 @@ def register(subparsers: Any) -> None:
                         "(SmolLM2-135M-Instruct) until interrupted").set_defaults(func=run)
 
 
+def _server(options: Any) -> Any:
+    """The server ``serve`` runs (not started): llama-cpp-python's, or llama.cpp's own."""
+    common = {"host": options.host, "port": options.port or None,  # None or 0: a free port
+              "n_threads": options.threads, "log_path": options.log,
+              **({"n_ctx": options.ctx} if options.ctx else {})}
+    if options.server == "llama-server":
+        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
+
+        if options.chat_format:
+            from agentic_bench.errors import ConfigError
+
+            raise ConfigError("--chat-format is llama-cpp-python's; llama-server uses its "
+                              "Jinja template (docs/embedded-endpoint.md)")
+        return LlamaCppServer(slots=options.slots, **common)
+    from agentic_bench.endpoint.llama_server import DEFAULT_CHAT_FORMAT, LlamaServer
+
+    if options.slots != 1:
+        from agentic_bench.errors import ConfigError
+
+        raise ConfigError("--slots is llama-server's (add --server llama-server); "
+                          "llama-cpp-python's server serves one request at a time")
+    return LlamaServer(chat_format=options.chat_format or DEFAULT_CHAT_FORMAT, **common)
+
+
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
     raise _Stop(signum)
 
 
 def run(args: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
-    from agentic_bench.endpoint.llama_server import DEFAULT_CHAT_FORMAT, LlamaServer
     from agentic_bench.options.serving import ServeOptions
 
     options = parse_command(ServeOptions, args.rest, "serve")
-
+    server = _server(options)
     previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    server = LlamaServer(
-        host=options.host,
-        port=options.port or None,  # None or 0: a free port
-        n_ctx=options.ctx,
-        n_threads=options.threads,
-        chat_format=options.chat_format or DEFAULT_CHAT_FORMAT,
-        log_path=options.log,
-    )
     try:
         with server:
             print(server.base_url, flush=True)

@@ -9,7 +9,7 @@ generated from these declarations. :class:`EndpointOptions` — where the served
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -184,11 +184,21 @@ class ServeOptions(EndpointOptions):
 
     option_group: ClassVar[str] = "server"
     description: ClassVar[str] = (
-        "Start llama-cpp-python's OpenAI-compatible server with the packaged "
-        "SmolLM2-135M-Instruct GGUF and our tool-call routing, print its base URL, and serve "
-        "until SIGINT/SIGTERM.")
+        "Start a server with the packaged SmolLM2-135M-Instruct GGUF — llama-cpp-python's with "
+        "our tool-call routing (default), or llama.cpp's own llama-server (--server "
+        "llama-server: --slots parallel slots, /metrics) — print its base URL, and serve until "
+        "SIGINT/SIGTERM (docs/embedded-endpoint.md).")
 
-    ctx: int = option(4096, metavar="N", help="context size (n_ctx; default 4096)")
+    server: Literal["llama-cpp-python", "llama-server"] = option(
+        "llama-cpp-python",
+        help="llama-cpp-python (default: our tool-call routing, one request at a time) or "
+        "llama-server (llama.cpp's own, built by `make install`)")
+    slots: int = option(1, metavar="N",
+                        help="llama-server: parallel slots, each with the whole --ctx "
+                        "(default 1)")
+    ctx: int | None = option(None, metavar="N",
+                             help="context size (per slot for llama-server; default 4096 for "
+                             "llama-cpp-python, the model's 8192 for llama-server)")
     threads: int | None = option(None, metavar="N", help="threads (default: min(4, CPUs))")
     chat_format: str | None = option(
         None, metavar="NAME",
@@ -197,7 +207,7 @@ class ServeOptions(EndpointOptions):
     log: Path | None = option(None, metavar="FILE",
                               help="also keep the server's output in this file")
 
-    @field_validator("ctx", "threads")
+    @field_validator("ctx", "threads", "slots")
     @classmethod
     def _positive(cls, value: int | None) -> int | None:
         if value is not None and value <= 0:

@@ -152,3 +152,31 @@ def test_agentx_lanes_with_its_tokenizer_and_metrics(tmp_path: Path, cli: Any) -
     report = (out / "report.html").read_text()
     assert 'id="plot-server-requests_running"' in report
     assert 'id="plot-server-slot_context_used"' in report
+
+
+def test_serve_runs_llama_server_until_sigint() -> None:
+    """``agentic-bench serve --server llama-server --slots 2``: llama.cpp's own server alone,
+    its URL printed once it answers, /metrics on, gone after Ctrl-C."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "agentic_bench", "serve", "--server",
+                             "llama-server", "--slots", "2", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/v1"), \
+            proc.stderr.read() if proc.stderr else ""
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/metrics", timeout=10) as resp:
+            assert "llamacpp:" in resp.read().decode()
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/slots", timeout=10) as resp:
+            assert len(json.load(resp)) == 2
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -31,7 +31,8 @@ def test_flags(tmp_path: Path) -> None:
     assert (options.port, options.host, options.ctx, options.threads) == \
         (8901, "0.0.0.0", 2048, 2)
     options = parse_command(ServeOptions, parse(["serve"]).rest, "serve")
-    assert options.port is None and options.ctx == 4096 and options.threads is None
+    assert options.port is None and options.ctx is None and options.threads is None
+    assert options.server == "llama-cpp-python"
     config = tmp_path / "serve.yaml"
     config.write_text("benchmark: serve\nctx: 1024\nport: 8902\n")
     options = parse_command(ServeOptions, ["--config", str(config), "--port", "8903"], "serve")
@@ -48,3 +49,28 @@ def test_module_imports_nothing_heavy() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_serve_runs_either_server(tmp_path: Path) -> None:
+    """``serve`` starts llama-cpp-python's server (the default, with our tool routing) or
+    llama.cpp's own (``--server llama-server --slots N``: the model's context per slot)."""
+    import pytest
+
+    from agentic_bench.cli.options_command import parse_command
+    from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
+    from agentic_bench.endpoint.llama_server import LlamaServer
+    from agentic_bench.errors import ConfigError
+    from agentic_bench.options.serving import ServeOptions
+
+    def server(*argv: str) -> object:
+        return serve_cmd._server(parse_command(ServeOptions, list(argv), "serve"))
+
+    default = server()
+    assert type(default) is LlamaServer and default.n_ctx == 4096
+    cpp = server("--server", "llama-server", "--slots", "3")
+    assert isinstance(cpp, LlamaCppServer) and cpp.slots == 3 and cpp.n_ctx == 8192
+    assert server("--server", "llama-server", "--ctx", "2048").n_ctx == 2048  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="--slots is llama-server's"):
+        server("--slots", "2")
+    with pytest.raises(ConfigError, match="--chat-format is llama-cpp-python's"):
+        server("--server", "llama-server", "--chat-format", "chatml")
