@@ -18,7 +18,16 @@ import itertools
 from time import perf_counter_ns
 
 
+async def sleep_until(deadline_ns: int) -> None:
+    """Wait until ``perf_counter_ns()`` reaches ``deadline_ns`` (at once when it has)."""
+    delay = (deadline_ns - perf_counter_ns()) / 1e9
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
 class LaneClock:
+    """The clock of one lane run: interruptible waits and the idle-gap cap (module doc)."""
+
     def __init__(self, idle_cap_s: float | None = None) -> None:
         self.cap_ns = None if idle_cap_s is None else int(idle_cap_s * 1e9)
         self.in_flight = 0

@@ -18,8 +18,8 @@ from typing import Any
 
 from agentic_bench.contracts import Execute, SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
+from agentic_bench.load.clock import sleep_until
 from agentic_bench.options.load import OPEN_LOOP, LoadSpec
-from agentic_bench.replay.session import sleep_until
 
 SPIN_NS = 1_000_000  # how early the arrival timer fires; the rest is a cooperative wait
 

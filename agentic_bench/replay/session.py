@@ -63,12 +63,6 @@ from agentic_bench.transport.result import ChatResult
 NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"
 
 
-async def sleep_until(deadline_ns: int) -> None:
-    delay = (deadline_ns - perf_counter_ns()) / 1e9
-    if delay > 0:
-        await asyncio.sleep(delay)
-
-
 class SessionReplayer:
     def __init__(
         self, transport: ChatTransport, sink: RecordSink, options: ReplayOptions, t0_ns: int,
@@ -106,8 +100,7 @@ class SessionReplayer:
                 if ti > 0 and (tree is None or tree.plan is None or ROOT in tree.live):
                     think_ns = int(self.options.think.wait_s(turn.think_time_s) * 1e9)
                     cursor_ns = perf_counter_ns() + think_ns
-                    await (tree_sleep_until(self, tree, cursor_ns) if tree is not None
-                           else sleep_until(cursor_ns))
+                    await tree_sleep_until(self, tree, cursor_ns)
                 ok, cursor_ns = await self._run_turn(
                     ticket, ti, cursor_ns, conversation, salt, state, tree)
                 if not ok:
@@ -424,7 +417,7 @@ class SessionReplayer:
     ) -> None:
         start = perf_counter_ns()
         deadline = start + int(self.options.think.wait_s(recorded_ms / 1000.0) * 1e9)
-        await sleep_until(deadline)
+        await tree_sleep_until(self, None, deadline)
         end = perf_counter_ns()
         tstate["cursor"] = end
         self.sink({**self._ids(ticket, ti, si, branch), "kind": kind, "status": "ok",
