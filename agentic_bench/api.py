@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from agentic_bench.tasks.recorder import SessionRecorder
     from agentic_bench.trace.model import SCHEMA_VERSION, References, Session, ToolCall, Turn
     from agentic_bench.transport.choose import make_chat_client
+    from agentic_bench.transport.request import RequestContext
     from agentic_bench.transport.result import ChatResult
     from agentic_bench.transport.url import redact_url
 
@@ -58,6 +59,7 @@ __all__ = [
     "PluginRef",
     "References",
     "ReplayOptions",
+    "RequestContext",
     "RunScorer",
     "Session",
     "SessionFn",
@@ -96,6 +98,7 @@ _LAZY = {
     "ToolCall": "agentic_bench.trace.model",
     "SCHEMA_VERSION": "agentic_bench.trace.model",
     "ChatResult": "agentic_bench.transport.result",
+    "RequestContext": "agentic_bench.transport.request",  # what one chat request carries
     "SessionTicket": "agentic_bench.contracts",
     "SessionOutcome": "agentic_bench.contracts",
     "ReplayOptions": "agentic_bench.options.replay",
@@ -248,7 +251,8 @@ async def _run_one(ctx: ExecContext, ticket: SessionTicket, run_session: Session
         ctx.sink(record)
 
     session = ticket.session
-    rec = SessionRecorder(ExecContext(ctx.transport, sink, ctx.t0_ns, ctx.options), ticket)
+    rec = SessionRecorder(ExecContext(ctx.transport, sink, ctx.t0_ns, ctx.options,
+                                      transport_kind=ctx.transport_kind), ticket)
     error: str | None = None
     outcome: Any = None
     try:
@@ -305,7 +309,9 @@ class FakeTransport:
         self.reply = reply
         self.requests: list[dict[str, Any]] = []
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: RequestContext | None = None) -> ChatResult:
+        """Answer ``body`` with ``reply(body)`` (``context`` is not used)."""
         from agentic_bench.transport.result import ChatResult
 
         self.requests.append(body)

@@ -85,14 +85,11 @@ def run_workload(workload: Workload, config: RunConfig) -> dict[str, Any]:
 
     Uses uvloop when installed (lower per-chunk client cost, see docs/transport.md).
     """
-    from agentic_bench.transport.choose import preferred_transport
-
-    with preferred_transport(config.transport):  # --transport: every client this run makes
-        try:
-            import uvloop
-        except ImportError:
-            return asyncio.run(_run(workload, config))
-        return uvloop.run(_run(workload, config))
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(_run(workload, config))
+    return uvloop.run(_run(workload, config))
 
 
 async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
@@ -115,7 +112,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log",
                              api_key_header=config.api_key_header,
-                             slots=streams, tool_routing=workload.tool_routing) as endpoint:
+                             slots=streams, tool_routing=workload.tool_routing,
+                             transport_kind=config.transport) as endpoint:
         config = replace(config, options=replace(config.options, model=endpoint.model))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
             workload.info.update(workload.prepare(endpoint.target, api_key))
@@ -303,7 +301,7 @@ def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
 async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
                       transport: ChatTransport, t0: int, sink: RecordSink,
                       skip: set[int], early: FirstFailures) -> Segment:
-    ctx = ExecContext(transport, sink, t0, config.options)
+    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
     runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
     _stopper(early, runner.stop_event, config.quiet)
     _install_signals(runner.stop_event, runner)
@@ -320,7 +318,7 @@ async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
                     transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
                     early: FirstFailures) -> Segment:
     """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
-    ctx = ExecContext(transport, sink, t0, config.options)
+    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
     runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
     _stopper(early, runner.stop_event, config.quiet)
     _install_signals(runner.stop_event, None)

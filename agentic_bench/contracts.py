@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.trace.model import Session
 from agentic_bench.transport.base import ChatTransport
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 
 RecordSink = Callable[[dict[str, Any]], None]
 
@@ -58,13 +59,17 @@ class LaneStart:
 @dataclass
 class SessionTicket:
     """One issued session: its global index, the session, when it was scheduled; ``lane``:
-    how a lane runs it (None: from its start, as any session)."""
+    how a lane runs it (None: from its start, as any session); ``request_context``: what
+    every chat request of the session carries (its affinity headers and ``user``, set by
+    :func:`agentic_bench.workload.session_executor`; the LoadGen adapter's chunk hook),
+    passed explicitly to each ``transport.chat``."""
 
     index: int
     session: Session
     scheduled_ns: int
     worker: int = 0
     lane: LaneStart | None = None
+    request_context: RequestContext = NO_CONTEXT
 
     @property
     def session_id(self) -> str:
@@ -99,6 +104,11 @@ class SessionSource:
 
 @dataclass
 class ExecContext:
+    """What an executor gets for a run: the run's transport, the record sink, the run's zero
+    time, the replay options; ``transport_kind``: the run's ``--transport`` (pass it as
+    ``make_chat_client(kind=...)`` for any client an executor opens itself; None: the
+    environment variable, then ``raw``)."""
+
     transport: ChatTransport
     sink: RecordSink
     t0_ns: int
@@ -106,6 +116,7 @@ class ExecContext:
     # what an executor opened beside the run's transport (e.g. a second endpoint's client),
     # closed by the harness when the run's sessions are over
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    transport_kind: str | None = None
 
     async def close_extras(self) -> None:
         while self.closers:

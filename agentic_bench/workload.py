@@ -8,17 +8,35 @@ The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
 
 from __future__ import annotations
 
-from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
+from dataclasses import replace
+
+from agentic_bench.contracts import (
+    ExecContext,
+    Execute,
+    SessionOutcome,
+    SessionSource,
+    SessionTicket,
+    Workload,
+)
 from agentic_bench.replay.session import SessionReplayer
 
 
 def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
-    """The workload's executor for this run, with each session's affinity headers set while
-    it runs (``--session-header``)."""
-    from agentic_bench.transport.session_headers import with_session_headers
+    """The workload's executor for this run; with ``--session-header`` / ``--session-user``,
+    each session's ticket carries its rendered affinity headers and ``user``
+    (``ticket.request_context``, the chunk hook it already had kept), which every chat request
+    of the session passes to the transport (itself when neither is asked)."""
+    execute = workload.make_executor(ctx)
+    names, user_field = ctx.options.session_headers, ctx.options.session_user
+    if not names and not user_field:
+        return execute
+    from agentic_bench.transport.session_headers import render
 
-    return with_session_headers(workload.make_executor(ctx), ctx.options.session_headers,
-                                ctx.options.session_user)
+    async def run(ticket: SessionTicket) -> SessionOutcome:
+        context = render(names, ticket.session_id, user_field, base=ticket.request_context)
+        return await execute(replace(ticket, request_context=context))
+
+    return run
 
 
 def replay_executor(ctx: ExecContext) -> Execute:

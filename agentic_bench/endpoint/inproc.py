@@ -28,6 +28,7 @@ from agentic_bench.endpoint.llama_server import (
 )
 from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
 from agentic_bench.errors import EndpointStartError
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 
@@ -133,7 +134,10 @@ class InprocChatClient:
             if close is not None:
                 close()
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: RequestContext = NO_CONTEXT) -> ChatResult:
+        """One completion; ``context`` is ignored (no HTTP headers; chunks are not seen as
+        they arrive, so a LoadGen first token comes from the record)."""
         async with self._lock:
             if self._llama is None:
                 await asyncio.to_thread(self.load)

@@ -100,12 +100,13 @@ async def open_endpoint(
     spec: str, model: str | None, api_key: str | None, max_connections: int = 0,
     request_timeout_s: float = 300.0, warm_connections: int = 1,
     server_log: Path | None = None, api_key_header: str | None = None, slots: int = 1,
-    tool_routing: bool = False,
+    tool_routing: bool = False, transport_kind: str | None = None,
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
     once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams).
     ``tool_routing``: the workload needs the model to make tool calls (``embedded`` then
-    serves through llama-cpp-python and our routing shim: :func:`choose_embedded`)."""
+    serves through llama-cpp-python and our routing shim: :func:`choose_embedded`).
+    ``transport_kind``: the run's ``--transport`` (None: $AGENTIC_BENCH_TRANSPORT, then raw)."""
     if spec == "inproc":
         from agentic_bench.endpoint.inproc import InprocChatClient
 
@@ -124,7 +125,7 @@ async def open_endpoint(
         print(f"endpoint: embedded server ready at {url} in {server.start_seconds or 0:.1f} s"
               + (f" (log: {server_log})" if server_log else ""), file=sys.stderr, flush=True)
     try:
-        client = make_chat_client(url, api_key if server is None else None,
+        client = make_chat_client(url, api_key if server is None else None, kind=transport_kind,
                                   max_connections=max_connections, timeout_s=request_timeout_s,
                                   api_key_header=api_key_header)
         transport: ChatTransport = client

@@ -16,6 +16,7 @@ import asyncio
 from time import perf_counter_ns
 from typing import Any, Protocol
 
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult
 
 
@@ -42,9 +43,10 @@ class RestartWaitingClient:
         """The HTTP client doing the work (what a run's summary names)."""
         return type(self._inner).__name__
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: RequestContext = NO_CONTEXT) -> ChatResult:
         generation = self._server.generation
-        result: ChatResult = await self._inner.chat(body, timeout_s)
+        result: ChatResult = await self._inner.chat(body, timeout_s, context=context)
         if result.error_type != "connect":
             return result
         start = perf_counter_ns()
@@ -55,6 +57,6 @@ class RestartWaitingClient:
         waits = self._server.restart_waits
         waits["requests"] += 1
         waits["total_ms"] = round(waits["total_ms"] + waited_ms, 3)
-        again: ChatResult = await self._inner.chat(body, timeout_s)
+        again: ChatResult = await self._inner.chat(body, timeout_s, context=context)
         again.restart_wait_ms = round(waited_ms, 3)
         return again

@@ -78,7 +78,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
 
     # the barrier: wall clock → this machine's monotonic clock
     t_start = perf_counter_ns() + int((spec.start_wall - time.time()) * 1e9)
-    ctx = ExecContext(client, sink, t_start, spec.options)
+    ctx = ExecContext(client, sink, t_start, spec.options, transport_kind=spec.transport)
     runner = LoadRunner(spec.load, workload.source, session_executor(workload, ctx),
                         skip=spec.skip, shard=(spec.shard, spec.shards), t_start_ns=t_start)
     loop = asyncio.get_running_loop()

@@ -1,28 +1,20 @@
 """Spot the first content-carrying SSE event of a stream as its bytes arrive.
 
 LoadGen stamps ``FirstTokenComplete`` when it is called, so a real-time report needs the
-moment the first token arrives, not the step record written after the stream ends. The
-transport exposes that moment when it offers a ``CHUNK_WATCH`` context variable (a callable
-fed ``(perf_counter_ns, raw bytes)`` for each chunk until it returns True); without it the
-adapter falls back to the session's first LLM step record (see docs/loadgen.md).
+moment the first token arrives, not the step record written after the stream ends. A
+:class:`FirstTokenWatch` is the ``on_chunk`` hook of the session's
+:class:`~agentic_bench.transport.request.RequestContext` (fed ``(perf_counter_ns, raw bytes)``
+for each chunk until it returns True); a transport that does not see chunks arrive (the
+in-process endpoint) never calls it, and the adapter falls back to the session's first LLM
+step record (see docs/loadgen.md).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from contextvars import ContextVar
-from typing import Any
 
 _HINTS = (b'"content"', b'"tool_calls"', b'"reasoning')
-
-
-def chunk_watch_var() -> ContextVar[Any] | None:
-    """The transport's per-task chunk hook, when this version of the transport has one."""
-    from agentic_bench.transport import base as client
-
-    var = getattr(client, "CHUNK_WATCH", None)
-    return var if isinstance(var, ContextVar) else None
 
 
 def carries_token(payload: bytes) -> bool:

@@ -80,7 +80,8 @@ async def run_with_loadgen(
                      token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
                      keep_records=opts.mode == "accuracy", token_stage=opts.token_stage,
                      json_payload=opts.mode == "accuracy")
-    ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options)
+    ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options,
+                      transport_kind=config.transport)
     sut.execute = session_executor(workload, ctx)
     logs = out / opts.log_dir if opts.log_dir else out
     logs.mkdir(parents=True, exist_ok=True)

@@ -30,11 +30,13 @@ import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import Execute, RecordSink, SessionSource, SessionTicket
-from agentic_bench.loadgen.first_token import FirstTokenWatch, chunk_watch_var
+from agentic_bench.loadgen.first_token import FirstTokenWatch
+from agentic_bench.transport.request import RequestContext
 
 
 @dataclass
@@ -88,13 +90,13 @@ class SessionSut:
         self._batches = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(max_in_flight) if max_in_flight else None
-        self._watch_var = chunk_watch_var()
         self._lock = threading.Lock()  # _answer_empty runs on both threads
 
     @property
     def realtime_first_token(self) -> bool:
-        """Whether first tokens reach LoadGen as they arrive (the transport has a chunk hook)."""
-        return self._watch_var is not None and self.token_latencies
+        """Whether first tokens reach LoadGen as they arrive (each session's requests carry
+        a first-token watch as their chunk hook)."""
+        return self.token_latencies
 
     # --- LoadGen's thread -------------------------------------------------------------
     def issue_queries(self, samples: list[Any]) -> None:
@@ -133,6 +135,9 @@ class SessionSut:
             self._repeats[qsl_index] += 1
             ticket = SessionTicket(index, self.source(index), issued_ns)
             query = Query(query_id, qsl_index, ticket, batch)
+            if self.token_latencies:
+                ticket.request_context = RequestContext(on_chunk=FirstTokenWatch(
+                    partial(self._first_token, query, "stream")))
             self.queries.append(query)
             self._by_session[ticket.session_id] = query
             self.stats.issued += 1
@@ -142,8 +147,6 @@ class SessionSut:
 
     async def _run(self, query: Query) -> None:
         assert self.execute is not None, "SessionSut.execute not set"
-        if self._watch_var is not None and self.token_latencies:
-            self._watch_var.set(FirstTokenWatch(lambda: self._first_token(query, "stream")))
         acquired = False
         try:
             if self._slots is not None:

@@ -383,7 +383,7 @@ class SessionReplayer:
             result, rec = await timed_chat(
                 self.transport, body, timeout_s=self.options.request_timeout_s,
                 retries=self.options.retries, retry_rule=self.options.retry_rule,
-                sink=self.sink,
+                sink=self.sink, context=ticket.request_context,
                 ids=self._ids(ticket, ti, si, branch), t0_ns=self.t0_ns, scheduled_ns=scheduled)
         finally:
             if clock is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agentic_bench.metrics.records import llm_record
 from agentic_bench.transport.base import ChatTransport
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult
 
 RETRYABLE = frozenset({"connect", "timeout", "http_status", "disconnect", "malformed",
@@ -46,17 +47,17 @@ def retry_wait_s(result: ChatResult, attempt: int, rule: str) -> float | None:
 async def timed_chat(
     transport: ChatTransport, body: dict[str, Any], *, timeout_s: float, retries: int,
     sink: Callable[[dict[str, Any]], None], ids: dict[str, Any], t0_ns: int, scheduled_ns: int,
-    retry_rule: str = "any",
+    retry_rule: str = "any", context: RequestContext = NO_CONTEXT,
 ) -> tuple[ChatResult, dict[str, Any]]:
     """Run the call; returns the final result and its record (not yet written).
 
     ``retries`` more attempts at most; ``retry_rule`` says which failures are retried and after
-    how long (:func:`retry_wait_s`)."""
+    how long (:func:`retry_wait_s`); ``context``: the session's, on every attempt."""
     attempt = 0
     while True:
         t_issue = perf_counter_ns()
         try:
-            result = await transport.chat(body, timeout_s)
+            result = await transport.chat(body, timeout_s, context=context)
         except asyncio.CancelledError:
             cancelled = ChatResult(t_sent_ns=t_issue, t_end_ns=perf_counter_ns()).fail(
                 "cancelled", "cancelled by the harness", status="cancelled")

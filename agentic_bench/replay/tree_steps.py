@@ -13,6 +13,7 @@ join (``wait_ms``: how long the parent waited for its branches there).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from time import perf_counter_ns
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from agentic_bench.replay.tree import ConversationEnded, TreeRun, TreeStopped
 from agentic_bench.trace.conversations import ROOT
 from agentic_bench.trace.history import branch_session
 from agentic_bench.trace.model import JoinStep, Session, SpawnStep, WaitStep
-from agentic_bench.transport.session_headers import SESSION_HEADERS, render
+from agentic_bench.transport.session_headers import render
 
 if TYPE_CHECKING:
     from agentic_bench.contracts import SessionTicket
@@ -33,8 +34,11 @@ class WarmupDone(Exception):
 
 
 async def sleep_until(replayer: SessionReplayer, tree: TreeRun | None, deadline_ns: int) -> None:
-    """Wait until ``deadline_ns`` (through the lane's clock: the idle-gap cap and the stop of
-    the measured phase); TreeStopped when the measured phase ended meanwhile."""
+    """The replayer's one wait: until ``deadline_ns`` (through the lane's clock when the
+    session runs in a lane: the idle-gap cap and the stop of the measured phase; a plain
+    sleep otherwise, ``tree`` None included); TreeStopped when the measured phase ended
+    meanwhile. (The scheduler's own wait is :func:`agentic_bench.load.clock.sleep_until`;
+    the replayer sits below ``load/`` on the layer map and cannot import it.)"""
     lane = tree.lane if tree is not None else None
     if lane is not None and lane.clock is not None:
         stop = lane.stop if lane.cut else None
@@ -82,10 +86,12 @@ async def run_branch(replayer: SessionReplayer, ticket: SessionTicket, ti: int,
                      tree: TreeRun, parent: str, bid: str) -> None:
     options = replayer.options
     if options.session_headers or options.parent_session_headers:
+        # the branch's own requests name the branch (and its parent); the records keep the
+        # ticket's session id
         parent_id = ticket.session_id if parent == ROOT else f"{ticket.session_id}/{parent}"
-        SESSION_HEADERS.set(render(options.session_headers, f"{ticket.session_id}/{bid}",
-                                   options.session_user, options.parent_session_headers,
-                                   parent_id))
+        ticket = replace(ticket, request_context=render(
+            options.session_headers, f"{ticket.session_id}/{bid}", options.session_user,
+            options.parent_session_headers, parent_id, base=ticket.request_context))
     child: dict[str, Any] = {"ok": True, "llm": 0, "matched": 0, "scored": 0,
                              "unmatched_tool_calls": 0, "cursor": perf_counter_ns(),
                              "history": 0, "live": 0}

@@ -50,7 +50,7 @@ class SessionRecorder:
         result, rec = await timed_chat(
             self.ctx.transport, body, timeout_s=self.ctx.options.request_timeout_s,
             retries=self.ctx.options.retries, retry_rule=self.ctx.options.retry_rule,
-            sink=self.ctx.sink,
+            sink=self.ctx.sink, context=self.ticket.request_context,
             ids={**self._ids(turn, step), **extra}, t0_ns=self.ctx.t0_ns, scheduled_ns=scheduled)
         if result.ok:
             rec["tool_calls"] = result.tool_calls

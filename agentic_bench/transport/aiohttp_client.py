@@ -1,9 +1,9 @@
-"""The aiohttp streaming chat client (``AGENTIC_BENCH_TRANSPORT=aiohttp``); the default is
-:mod:`.raw_client`. Both satisfy :class:`~agentic_bench.transport.base.ChatTransport`.
+"""The aiohttp streaming chat client (``--transport aiohttp``); the default is
+:mod:`.raw_client`. Both are the chat layer of :mod:`.chat` over their own byte-level sender.
 
 Chosen over the openai SDK by measurement (``benchmarks/transport_overhead.py``,
-``docs/transport.md``). The hot loop only timestamps raw chunks; see :mod:`.sse`.
-Library exceptions are mapped to error records here, at one boundary.
+``docs/transport.md``). The hot loop only timestamps raw chunks; see :mod:`.sse`. aiohttp's
+exceptions become :class:`~.chat.SendError` here; the error records are made in :mod:`.chat`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ from typing import Any
 
 import aiohttp
 
-from agentic_bench.transport.base import CHUNK_WATCH
-from agentic_bench.transport.result import ChatResult, http_error_type
-from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
-from agentic_bench.transport.sse import assemble_stream
-from agentic_bench.transport.url import auth_headers, parse_endpoint
+from agentic_bench.transport.chat import ERROR_EXCERPT, ChatClient, Reply, SendError
+from agentic_bench.transport.request import RequestContext
 
 
 async def _read_watched(read: Callable[[], Awaitable[bytes]],
@@ -37,7 +34,7 @@ async def _read_watched(read: Callable[[], Awaitable[bytes]],
             return True
 
 
-class AiohttpChatClient:
+class AiohttpChatClient(ChatClient):
     """Streaming ``/v1/chat/completions`` client with nanosecond timestamps."""
 
     def __init__(
@@ -49,16 +46,11 @@ class AiohttpChatClient:
         include_usage: bool = True,
         api_key_header: str | None = None,
     ) -> None:
-        self.endpoint = parse_endpoint(base_url)
-        self.base_url = self.endpoint.base
+        super().__init__(base_url, api_key, timeout_s, include_usage, api_key_header)
         self._url = self.endpoint.url("/chat/completions")
-        credentials = auth_headers(self.endpoint, api_key, api_key_header)
-        self.has_credentials = bool(credentials)
         self._headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
-                         **dict(credentials)}
+                         **dict(self._credentials)}
         self._max_connections = max_connections
-        self._timeout_s = timeout_s
-        self._include_usage = include_usage
         self._session: aiohttp.ClientSession | None = None
 
     def _client(self) -> aiohttp.ClientSession:
@@ -93,56 +85,49 @@ class AiohttpChatClient:
             except json.JSONDecodeError:
                 return resp.status, text
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
-        body = dict(body)
-        body["stream"] = True
-        if self._include_usage:
-            body.setdefault("stream_options", {"include_usage": True})
-        affinity = SESSION_HEADERS.get()
-        payload = json.dumps(with_user(body, affinity)).encode()
-        timeout = aiohttp.ClientTimeout(total=timeout_s or self._timeout_s)
-        result = ChatResult()
-        chunks: list[tuple[int, bytes]] = []
+    def _encode(self, body: dict[str, Any]) -> bytes:
+        return json.dumps(body).encode()
+
+    async def _send(self, payload: bytes, context: RequestContext, timeout_s: float) -> Reply:
+        timeout = aiohttp.ClientTimeout(total=timeout_s)
         session = self._client()
-        headers = dict(affinity.pairs) if affinity else None
-        result.t_sent_ns = perf_counter_ns()
+        headers = dict(context.headers) if context.headers else None
+        reply = Reply(perf_counter_ns())
+        chunks = reply.pieces
         try:
             async with session.post(self._url, data=payload, timeout=timeout,
                                     headers=headers) as resp:
-                result.t_first_byte_ns = perf_counter_ns()
-                result.http_status = resp.status
+                reply.t_head_ns = perf_counter_ns()
+                reply.status = resp.status
                 if resp.status == 429:
-                    result.retry_after = resp.headers.get("Retry-After")
+                    reply.retry_after = resp.headers.get("Retry-After")
                 if resp.status >= 400:
-                    excerpt = (await resp.content.read(600)).decode("utf-8", "replace")
-                    result.t_end_ns = perf_counter_ns()
-                    return result.fail(http_error_type(excerpt), f"HTTP {resp.status}: {excerpt}")
+                    excerpt = await resp.content.read(ERROR_EXCERPT)
+                    reply.t_end_ns = perf_counter_ns()
+                    chunks.append((reply.t_end_ns, excerpt))
+                    return reply
                 append = chunks.append
                 read = resp.content.readany
-                watch = CHUNK_WATCH.get()
+                watch = context.on_chunk
                 if watch is None or await _read_watched(read, append, watch):
                     while True:
                         data = await read()
                         if not data:
                             break
                         append((perf_counter_ns(), data))
-            result.t_end_ns = perf_counter_ns()
+            reply.t_end_ns = perf_counter_ns()
+            return reply
         except TimeoutError:
-            result.t_end_ns = perf_counter_ns()
-            assemble_stream(result, chunks)
-            return result.fail("timeout", f"no complete reply within {timeout.total} s")
+            raise SendError("timeout", f"no complete reply within {timeout.total} s",
+                            reply.t_sent_ns, reply) from None
         except aiohttp.ClientConnectorError as exc:
-            result.t_end_ns = perf_counter_ns()
-            return result.fail("connect", f"cannot connect: {exc.os_error or exc}")
+            raise SendError("connect", f"cannot connect: {exc.os_error or exc}",
+                            reply.t_sent_ns) from None
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError) as exc:
-            result.t_end_ns = perf_counter_ns()
-            assemble_stream(result, chunks)
-            got = len(result.token_times_ns)
-            return result.fail("disconnect", f"stream broke after {got} tokens: {exc}")
+            raise SendError("disconnect", str(exc), reply.t_sent_ns, reply) from None
         except aiohttp.ClientError as exc:
-            result.t_end_ns = perf_counter_ns()
-            return result.fail("connect", f"{type(exc).__name__}: {exc}")
-        return assemble_stream(result, chunks)
+            raise SendError("connect", f"{type(exc).__name__}: {exc}", reply.t_sent_ns,
+                            reply if reply.status else None) from None
 
     async def aclose(self) -> None:
         if self._session is not None:

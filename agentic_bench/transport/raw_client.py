@@ -1,11 +1,11 @@
-"""The default transport: streamed chat completions over :mod:`.http1` connections.
+"""The default transport: the byte-level sender under :class:`~.chat.ChatClient`, on
+:mod:`.http1` connections.
 
-Same contract as :class:`~agentic_bench.transport.aiohttp_client.AiohttpChatClient` (``chat``,
-``warm_up``, ``list_models``, ``aclose``) and the same error records, but the chunk
-timestamps are taken in the protocol's read callback instead of after a task wake-up, which
-is where the aiohttp client lost precision when many streams tick together
-(``benchmarks/harness_throughput.py --only precision``, docs/performance.md).
-Exceptions are mapped to error records here, at one boundary.
+Same chat layer as :class:`~agentic_bench.transport.aiohttp_client.AiohttpChatClient` (body
+preparation and error records in :mod:`.chat`), but the chunk timestamps are taken in the
+protocol's read callback instead of after a task wake-up, which is where the aiohttp client
+lost precision when many streams tick together (``benchmarks/harness_throughput.py --only
+precision``, docs/performance.md). Socket and framing failures become :class:`~.chat.SendError`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from agentic_bench.transport.base import CHUNK_WATCH
+from agentic_bench.transport.chat import ChatClient, Reply, SendError
 from agentic_bench.transport.http1 import Http1Connection, ResponseError
-from agentic_bench.transport.result import ChatResult, http_error_type
-from agentic_bench.transport.session_headers import SESSION_HEADERS, with_user
-from agentic_bench.transport.sse import assemble_stream
-from agentic_bench.transport.url import auth_headers, parse_endpoint
+from agentic_bench.transport.request import ChunkHook, RequestContext
 
 ACCEPT_SSE = "Accept: text/event-stream\r\n"
 
@@ -48,7 +45,14 @@ class _Failed(Exception):
         self.kind, self.message, self.conn, self.t_sent = kind, message, conn, t_sent
 
 
-class RawChatClient:
+def _reply(conn: Http1Connection, t_sent_ns: int) -> Reply:
+    return Reply(t_sent_ns, conn.status,
+                 conn.headers.get("retry-after") if conn.status == 429 else None,
+                 conn.t_head_ns, conn.pieces,
+                 conn.pieces[-1][0] if conn.pieces else perf_counter_ns())
+
+
+class RawChatClient(ChatClient):
     """Streaming ``/v1/chat/completions`` client with nanosecond, read-callback timestamps."""
 
     def __init__(
@@ -60,20 +64,15 @@ class RawChatClient:
         include_usage: bool = True,
         api_key_header: str | None = None,
     ) -> None:
-        self.endpoint = parse_endpoint(base_url)
-        self.base_url = self.endpoint.base
+        super().__init__(base_url, api_key, timeout_s, include_usage, api_key_header)
         parts = urlsplit(self.base_url)
         self._tls = parts.scheme == "https"
         self._host = parts.hostname or "127.0.0.1"
         self._port = parts.port or (443 if self._tls else 80)
         host_header = parts.netloc
-        credentials = auth_headers(self.endpoint, api_key, api_key_header)
-        self.has_credentials = bool(credentials)
-        auth = "".join(f"{name}: {value}\r\n" for name, value in credentials)
+        auth = "".join(f"{name}: {value}\r\n" for name, value in self._credentials)
         self._common = (f"Host: {host_header}\r\nUser-Agent: agentic-bench\r\n"
                         f"Accept-Encoding: identity\r\nConnection: keep-alive\r\n{auth}")
-        self._timeout_s = timeout_s
-        self._include_usage = include_usage
         self._idle: list[Http1Connection] = []
         self._all: set[Http1Connection] = set()
         self._slots = asyncio.Semaphore(max_connections) if max_connections > 0 else None
@@ -110,7 +109,7 @@ class RawChatClient:
         return head.encode("latin-1") + b"\r\n" + body
 
     async def _exchange(self, request: bytes, timeout_s: float,
-                        watch: Any = None) -> tuple[Http1Connection, int]:
+                        watch: ChunkHook | None = None) -> tuple[Http1Connection, int]:
         """Send on a pooled connection (one retry when a reused one was already closed by
         the server before any byte came back) and wait for the whole response.
 
@@ -183,62 +182,29 @@ class RawChatClient:
         finally:
             self._release(conn)
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
-        body = dict(body)
-        body["stream"] = True
-        if self._include_usage:
-            body.setdefault("stream_options", {"include_usage": True})
-        affinity = SESSION_HEADERS.get()
-        body = with_user(body, affinity)
-        request = self._request("POST", "/chat/completions", _dumps(body),
-                                ACCEPT_SSE + affinity.raw if affinity else ACCEPT_SSE)
-        timeout = timeout_s or self._timeout_s
-        result = ChatResult()
+    def _encode(self, body: dict[str, Any]) -> bytes:
+        return _dumps(body)
+
+    async def _send(self, payload: bytes, context: RequestContext, timeout_s: float) -> Reply:
+        request = self._request("POST", "/chat/completions", payload,
+                                ACCEPT_SSE + context.header_lines if context.headers
+                                else ACCEPT_SSE)
         if self._slots is not None:
             await self._slots.acquire()
         try:
-            result.t_sent_ns = perf_counter_ns()
-            conn, result.t_sent_ns = await self._exchange(request, timeout, CHUNK_WATCH.get())
+            t_ready = perf_counter_ns()
+            conn, t_sent = await self._exchange(request, timeout_s, context.on_chunk)
         except _Failed as exc:
-            result.t_end_ns = perf_counter_ns()
-            if exc.t_sent:
-                result.t_sent_ns = exc.t_sent
-            return self._broken(result, exc)
+            reply = None if exc.conn is None or exc.kind == "connect" \
+                else _reply(exc.conn, exc.t_sent)
+            raise SendError(exc.kind, exc.message, exc.t_sent or t_ready, reply) from None
         finally:
             if self._slots is not None:
                 self._slots.release()
         try:
-            result.t_end_ns = conn.pieces[-1][0] if conn.pieces else perf_counter_ns()
-            result.t_first_byte_ns = conn.t_head_ns
-            result.http_status = conn.status
-            if conn.status == 429:
-                result.retry_after = conn.headers.get("retry-after")
-            if conn.status >= 400:
-                excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
-                return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")
-            return assemble_stream(result, conn.pieces)
+            return _reply(conn, t_sent)
         finally:
             self._release(conn)
-
-    @staticmethod
-    def _broken(result: ChatResult, exc: _Failed) -> ChatResult:
-        """A reply cut short: keep the tokens that did arrive, then record the error."""
-        conn = exc.conn
-        if conn is None or exc.kind == "connect":
-            return result.fail(exc.kind, exc.message)
-        result.http_status = conn.status or None
-        result.t_first_byte_ns = conn.t_head_ns
-        if conn.status == 429:
-            result.retry_after = conn.headers.get("retry-after")
-        if conn.status and conn.status >= 400:
-            excerpt = b"".join(p for _, p in conn.pieces)[:600].decode("utf-8", "replace")
-            return result.fail(http_error_type(excerpt), f"HTTP {conn.status}: {excerpt}")
-        assemble_stream(result, conn.pieces)
-        result.status, result.error_type, result.error = "ok", None, None
-        message = exc.message
-        if exc.kind == "disconnect":
-            message = f"stream broke after {len(result.token_times_ns)} tokens: {message}"
-        return result.fail(exc.kind, message)
 
     async def aclose(self) -> None:
         for conn in list(self._all):

@@ -85,7 +85,8 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
     ``tool_delays``: wait a tool row's recorded ``delay_seconds`` before issuing it (MLPerf's
     ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage."""
     turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
-                           replace(ctx.options, request_timeout_s=turn_timeout_s))
+                           replace(ctx.options, request_timeout_s=turn_timeout_s),
+                           transport_kind=ctx.transport_kind)
     rules = TOOL_DELTA_RULES.set("mlperf")  # MLPerf's tool-call delta merge (base.py)
     try:
         return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s,

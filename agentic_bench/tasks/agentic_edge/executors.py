@@ -52,8 +52,10 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
         def tagged(phase: str):  # type: ignore[no-untyped-def]
             return lambda rec: ctx.sink({**rec, "phase": phase})
 
-        perf_ctx = ExecContext(ctx.transport, tagged("performance"), ctx.t0_ns, ctx.options)
-        acc_ctx = ExecContext(ctx.transport, tagged("accuracy"), ctx.t0_ns, ctx.options)
+        perf_ctx = ExecContext(ctx.transport, tagged("performance"), ctx.t0_ns, ctx.options,
+                               transport_kind=ctx.transport_kind)
+        acc_ctx = ExecContext(ctx.transport, tagged("accuracy"), ctx.t0_ns, ctx.options,
+                              transport_kind=ctx.transport_kind)
         # our recorded BFCL trajectories keep the bound they always had (not MLPerf's phase)
         legacy = replace(ctx.options, overrides={"max_tokens": OTHER_MODES_MAX_TOKENS,
                                                  **ctx.options.overrides})

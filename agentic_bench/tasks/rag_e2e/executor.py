@@ -67,7 +67,8 @@ def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
         [SessionTicket], Awaitable[SessionOutcome]]]:
     def factory(ctx: ExecContext) -> Callable[[SessionTicket], Awaitable[SessionOutcome]]:
         if shared.roles:  # grading (etc.) on its own endpoint, closed with the run
-            routed = RoleTransport(ctx.transport, shared.roles, ctx.options.request_timeout_s)
+            routed = RoleTransport(ctx.transport, shared.roles, ctx.options.request_timeout_s,
+                                   ctx.transport_kind)
             ctx = replace(ctx, transport=routed)
             ctx.closers.append(routed.aclose)
 

@@ -76,6 +76,7 @@ class JudgeConfig:
     timeout_s: float = 60.0  # mlcommons/inference b66003e1 e2e-rag/accuracy_eval.py 97
     max_tokens: int = MAX_TOKENS
     template: str | None = None  # the reference's JUDGE_PROMPT (--reference-dir); ours if None
+    transport: str | None = None  # the run's --transport (None: the environment, then raw)
 
 
 def judge_messages(question: str, gold: str, prediction: str,
@@ -122,7 +123,7 @@ async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dic
     from agentic_bench.transport.choose import make_chat_client
     from agentic_bench.transport.url import redact_url
 
-    client = make_chat_client(cfg.url, cfg.api_key, timeout_s=cfg.timeout_s)
+    client = make_chat_client(cfg.url, cfg.api_key, kind=cfg.transport, timeout_s=cfg.timeout_s)
     verdicts: list[bool | None] = [None] * len(items)
     errors: Counter[str] = Counter()
     examples: list[str] = []

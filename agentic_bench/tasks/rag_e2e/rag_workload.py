@@ -226,7 +226,8 @@ def build_workload(args: Any) -> Workload:
 
         judge_cfg = JudgeConfig(args.judge_endpoint, args.judge_model,
                                 os.environ.get(args.judge_api_key_env) or None,
-                                template=prompts.judge if prompts is not None else None)
+                                template=prompts.judge if prompts is not None else None,
+                                transport=getattr(args, "transport", None))
     texts = {q.id: q.question for q in selection.questions}
     mlperf = mlperf_block(args, len(sessions), corpus_info)
 

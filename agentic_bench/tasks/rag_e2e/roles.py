@@ -21,6 +21,7 @@ from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.transport.base import ChatTransport
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult
 from rag_pipeline import current_stage
 
@@ -46,10 +47,11 @@ class RoleTransport:
     """The run's transport, with some roles' calls sent to their own endpoints."""
 
     def __init__(self, main: ChatTransport, roles: dict[str, RoleEndpoint],
-                 timeout_s: float = 300.0) -> None:
+                 timeout_s: float = 300.0, kind: str | None = None) -> None:
         self.main = main
         self.roles = roles
         self.timeout_s = timeout_s
+        self.kind = kind  # the run's --transport, for the roles' own clients
         self._clients: dict[str, Any] = {}
         self._models: dict[str, str] = {}
 
@@ -57,12 +59,14 @@ class RoleTransport:
     def routed(self) -> frozenset[str]:
         return frozenset(self.roles)
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: RequestContext = NO_CONTEXT) -> ChatResult:
         role = role_of(current_stage.get(), self.routed)
         if role == "main":
-            return await self.main.chat(body, timeout_s)
+            return await self.main.chat(body, timeout_s, context=context)
         client = await self._client(role)
-        return await client.chat({**body, "model": self._models[role]}, timeout_s)  # type: ignore[no-any-return]
+        return await client.chat({**body, "model": self._models[role]}, timeout_s,  # type: ignore[no-any-return]
+                                 context=context)
 
     async def _client(self, role: str) -> Any:
         if role not in self._clients:
@@ -70,7 +74,7 @@ class RoleTransport:
 
             spec = self.roles[role]
             client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None,
-                                      timeout_s=self.timeout_s)
+                                      kind=self.kind, timeout_s=self.timeout_s)
             model = spec.model
             if model is None:  # the first model the server lists, as for the main endpoint
                 status, listed = await client.list_models()

@@ -85,7 +85,8 @@ class UserSide:
         body = {"model": model, "messages": list(self.llm.messages), "temperature": 0,
                 "seed": 42, "max_tokens": self.settings.user_max_tokens}
         t0 = perf_counter_ns()
-        result = await transport.chat(body, self.rec.ctx.options.request_timeout_s)
+        result = await transport.chat(body, self.rec.ctx.options.request_timeout_s,
+                                      context=self.rec.ticket.request_context)
         end = perf_counter_ns()
         self.last_end_ns = end
         status = "ok" if result.ok else "error"
@@ -102,7 +103,8 @@ class UserSide:
             from agentic_bench.api import make_chat_client
 
             key = os.environ.get(self.settings.user_api_key_env) or None
-            self.client = make_chat_client(str(self.settings.user_endpoint), key)
+            self.client = make_chat_client(str(self.settings.user_endpoint), key,
+                                           kind=ctx.transport_kind)
             if not self.model:
                 status, listing = await self.client.list_models()
                 models = listing.get("data") if isinstance(listing, dict) else None

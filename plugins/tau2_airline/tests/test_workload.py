@@ -76,7 +76,7 @@ def test_report_rescores_from_the_records() -> None:
 
 def test_agent_errors_end_the_conversation() -> None:
     class Broken(FakeTransport):
-        async def chat(self, body, timeout_s=None):  # type: ignore[no-untyped-def]
+        async def chat(self, body, timeout_s=None, *, context=None):  # type: ignore[no-untyped-def]
             result = await super().chat(body, timeout_s)
             return result.fail("http_status", "boom")
 

@@ -53,7 +53,8 @@ class Scripted:
         self.script = script
         self.bodies: list[dict[str, Any]] = []
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         kind = self.script[len(self.bodies)] if len(self.bodies) < len(self.script) else "grep"
         self.bodies.append(body)
         t = perf_counter_ns()
@@ -163,7 +164,8 @@ def test_the_conversation_assembles_tool_deltas_by_mlperfs_rule(tmp_path: Path) 
     seen: list[str] = []
 
     class Seen(Scripted):
-        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
             seen.append(TOOL_DELTA_RULES.get())
             return await super().chat(body, timeout_s)
 

@@ -29,7 +29,8 @@ class OracleTransport:
         self.answers = answers
         self.calls = 0
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         self.calls += 1
         t = perf_counter_ns()
         user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
@@ -93,7 +94,8 @@ def test_silent_model_scores_only_irrelevance() -> None:
 class OneCallTransport(OracleTransport):
     """Calls the first offered tool once per user turn, then answers in text."""
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         result = await super().chat(body, timeout_s)
         if body["messages"][-1]["role"] == "user":
             name = body["tools"][0]["function"]["name"]
@@ -118,7 +120,8 @@ def test_multi_turn_closed_loop_records_a_verdict_per_session(agent: str) -> Non
 class ProseTransport(OracleTransport):
     """Answers every prompt in prose (what a small model often does in prompt mode)."""
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         result = await super().chat(body, timeout_s)
         result.tool_calls = []
         result.content = "Sure! To compute this you would first " + "think " * 200
@@ -163,7 +166,8 @@ class FailingTransport(OracleTransport):
         super().__init__({})
         self.status = status
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         t = perf_counter_ns()
         return ChatResult(t_sent_ns=t, t_end_ns=t + 1000).fail(
             "http_status", "HTTP 500: boom", status=self.status)  # type: ignore[arg-type]
@@ -212,7 +216,8 @@ def test_mlperf_phases_assemble_tool_deltas_by_mlperfs_rule(tmp_path: Any) -> No
     rules: list[str] = []
 
     class Seen(OracleTransport):
-        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
             rules.append(TOOL_DELTA_RULES.get())
             return await super().chat(body, timeout_s)
 
@@ -231,7 +236,8 @@ def test_a_stream_cut_after_a_200_is_scored_from_what_arrived() -> None:
                for s in picked if s.language == "python" and not s.expects_no_call}
 
     class Cut(OracleTransport):
-        async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+        async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
             result = await super().chat(body, timeout_s)
             return result.fail("disconnect", "stream ended without [DONE]")
 

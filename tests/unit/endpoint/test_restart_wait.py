@@ -32,7 +32,8 @@ class FakeClient:
         self.results = results
         self.sent = 0
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         self.sent += 1
         return self.results.pop(0)
 

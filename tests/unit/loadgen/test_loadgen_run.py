@@ -29,7 +29,8 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("mlperf_loadgen") is No
 class SleepTransport:
     """Streams 4 tokens: first after 20 ms, then 3 more 5 ms apart."""
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         sent = perf_counter_ns()
         await asyncio.sleep(0.02)
         times = [perf_counter_ns()]
@@ -49,7 +50,8 @@ class OracleTransport:
     def __init__(self, answers: dict[str, list[dict[str, Any]]]) -> None:
         self.answers = answers
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         from agentic_bench.tasks.agentic_edge.tools_convert import sanitize_name
 
         t = perf_counter_ns()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from contextvars import ContextVar
 from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
@@ -187,12 +186,7 @@ def test_concurrency_cap_queues_inside_the_sut() -> None:
     asyncio.run(main())
 
 
-def test_stream_hook_reports_first_tokens_in_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentic_bench.transport import base as client
-
-    var: ContextVar[Any] = ContextVar("test_chunk_watch", default=None)
-    monkeypatch.setattr(client, "CHUNK_WATCH", var, raising=False)
-
+def test_stream_hook_reports_first_tokens_in_real_time() -> None:
     async def main() -> None:
         lg = FakeLg()
         sut, _ = make_sut(lg)
@@ -200,7 +194,8 @@ def test_stream_hook_reports_first_tokens_in_real_time(monkeypatch: pytest.Monke
         seen: list[list[str]] = []
 
         async def execute(ticket: SessionTicket) -> SessionOutcome:
-            watch = var.get()  # what the transport does per chunk
+            watch = ticket.request_context.on_chunk  # what the transport does per chunk
+            assert watch is not None
             watch(0, b'data: {"choices":[{"delta":{"role":"assistant"}}]}\n\n')
             seen.append(list(lg.of("first")))
             watch(0, b'data: {"choices":[{"delta":{"content":"x"}}]}\n\n')

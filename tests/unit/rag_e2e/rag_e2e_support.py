@@ -90,7 +90,8 @@ class ScriptedTransport:
         self.fail_on = fail_on
         self.bodies: list[dict[str, Any]] = []
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         self.bodies.append(body)
         t = perf_counter_ns()
         await asyncio.sleep(0.001)

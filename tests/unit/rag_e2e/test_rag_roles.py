@@ -17,7 +17,8 @@ class Recording:
         self.bodies: list[dict[str, Any]] = []
         self.closed = False
 
-    async def chat(self, body: dict[str, Any], timeout_s: float | None = None) -> ChatResult:
+    async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
+                   context: object = None) -> ChatResult:
         self.bodies.append(body)
         return ChatResult(t_sent_ns=0, t_end_ns=1)
 
