@@ -38,6 +38,13 @@ if TYPE_CHECKING:
     from agentic_bench.errors import ConfigError
     from agentic_bench.options.replay import ReplayOptions
     from agentic_bench.options.schema import OptionsModel, option
+    from agentic_bench.plugin_kinds import (
+        ImporterPlugin,
+        ReporterPlugin,
+        ScorerPlugin,
+        TaskPlugin,
+        ToolModePlugin,
+    )
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.lazy_method import lazy
     from agentic_bench.tasks.recorder import SessionRecorder
@@ -55,12 +62,15 @@ __all__ = [
     "ConfigError",
     "ExecContext",
     "FakeTransport",
+    "ImporterPlugin",
     "OptionsModel",
     "PluginRef",
     "References",
     "ReplayOptions",
+    "ReporterPlugin",
     "RequestContext",
     "RunScorer",
+    "ScorerPlugin",
     "Session",
     "SessionFn",
     "SessionOutcome",
@@ -69,7 +79,9 @@ __all__ = [
     "SessionSource",
     "SessionTicket",
     "Task",
+    "TaskPlugin",
     "ToolCall",
+    "ToolModePlugin",
     "Turn",
     "Workload",
     "discover_plugins",
@@ -108,6 +120,9 @@ _LAZY = {
     "lazy": "agentic_bench.tasks.lazy_method",  # a task method imported on first call
     "OptionsModel": "agentic_bench.options.schema",  # a task's options, declared
     "option": "agentic_bench.options.schema",
+    # one Protocol per plugin kind, checked when a plugin loads (docs/adding-a-task.md §6)
+    **dict.fromkeys(("TaskPlugin", "ScorerPlugin", "ToolModePlugin", "ImporterPlugin",
+                     "ReporterPlugin"), "agentic_bench.plugin_kinds"),
 }
 
 GROUP = "agentic_bench.plugins"

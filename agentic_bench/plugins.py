@@ -5,6 +5,10 @@ point named ``NAME`` (or ``task:NAME``) is a task; ``importer:NAME`` a trace imp
 (:mod:`agentic_bench.trace.importers`); ``scorer:NAME``, ``tool_mode:NAME`` and ``reporter:NAME``
 are the other kinds. Listing reads only the entry-point metadata; a plugin module is imported
 when it is used, and a plugin that fails to load is reported by name without breaking the CLI.
+
+Each kind has one Protocol (:data:`KIND_PROTOCOLS`, in :mod:`.plugin_kinds`); a loaded plugin
+object that lacks what its kind needs is refused at load with a :class:`ConfigError` naming the
+plugin, its entry point and what is missing — before anything calls it.
 At the bottom of the house: every layer may look plugins up here.
 """
 
@@ -16,29 +20,41 @@ from importlib.metadata import EntryPoint
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.plugin_kinds import KIND_PROTOCOLS, PLUGIN_KINDS, missing_members
 
 GROUP = "agentic_bench.plugins"
-PLUGIN_KINDS = ("task", "scorer", "tool_mode", "importer", "reporter")
 
 
 @dataclass
 class PluginRef:
+    """One registered plugin: its kind, its name and the entry point that names its object."""
+
     kind: str
     name: str
     entry_point: EntryPoint
 
     @property
     def source(self) -> str:
+        """The distribution that registered it (``name version``), else the entry point."""
         dist = self.entry_point.dist
         return f"{dist.name} {dist.version}" if dist is not None else self.entry_point.value
 
     def load(self) -> Any:
+        """The plugin object (a class is instantiated), checked against its kind's Protocol;
+        a :class:`ConfigError` naming the plugin when it cannot be imported or lacks what its
+        kind needs."""
+        where = f"plugin {self.entry_point.name!r} ({self.entry_point.value})"
         try:
             obj = self.entry_point.load()
         except Exception as exc:  # a broken plugin must not break the CLI
-            raise ConfigError(f"plugin {self.entry_point.name!r} ({self.entry_point.value}) "
-                              f"failed to load: {type(exc).__name__}: {exc}") from exc
-        return obj() if isinstance(obj, type) else obj
+            raise ConfigError(f"{where} failed to load: {type(exc).__name__}: {exc}") from exc
+        obj = obj() if isinstance(obj, type) else obj
+        lacking = missing_members(self.kind, obj)
+        if lacking:
+            protocol = KIND_PROTOCOLS[self.kind].__name__
+            raise ConfigError(f"{where} is not a {self.kind} plugin ({protocol}): it lacks "
+                              f"{', '.join(lacking)}")
+        return obj
 
     def summary(self) -> str:
         """The plugin's one-line summary, or ``BROKEN: why`` (listing never fails on a plugin)."""
@@ -83,5 +99,5 @@ def load_plugin(kind: str, name: str) -> Any:
     return obj
 
 
-__all__ = ["GROUP", "PLUGIN_KINDS", "PluginRef", "TaskRef", "discover_plugins", "load_plugin",
-           "split_name"]
+__all__ = ["GROUP", "KIND_PROTOCOLS", "PLUGIN_KINDS", "PluginRef", "TaskRef", "discover_plugins",
+           "load_plugin", "split_name"]
