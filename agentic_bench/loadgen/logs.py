@@ -12,11 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.units import NS_PER_MS
+
 SUMMARY_FILE = "mlperf_log_summary.txt"
 DETAIL_FILE = "mlperf_log_detail.txt"
 ACCURACY_FILE = "mlperf_log_accuracy.json"
 LOG_FILES = (SUMMARY_FILE, DETAIL_FILE, ACCURACY_FILE)
-NS_PER_MS = 1e6
 _PCT = re.compile(r"^result_(first_token_)?(\d+\.\d+)_percentile_latency_ns$")
 _TPOT_PCT = re.compile(r"^result_time_per_output_token_(\d+\.\d+)_percentile_ns$")
 _SATISFIED = re.compile(r"^\s*(.+?) satisfied\s*:\s*(\S+)")

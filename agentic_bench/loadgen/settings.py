@@ -19,8 +19,8 @@ from typing import Any
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import LoadgenOptions
+from agentic_bench.units import NS_PER_MS
 
-NS_PER_MS = 1_000_000
 # MLPerf reference LLM constraints (p99 TTFT / p99 TPOT, ms): llama2-70b Server and Interactive
 DEFAULT_TOKEN_LIMITS_MS = {"server": (2000.0, 200.0), "interactive": (450.0, 40.0)}
 MULTI_STREAM_SAMPLES = 8  # mlperf.conf's *.MultiStream.samples_per_query

@@ -16,8 +16,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from agentic_bench.units import NS_PER_MS
+
 RECORD_VERSION = 2  # 2: run records carry ``options`` (the validated run options)
-NS_PER_MS = 1_000_000
 
 # record type → required fields (with what they mean); times are ns since the run's start
 FIELDS: dict[str, dict[str, str]] = {

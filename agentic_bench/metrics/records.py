@@ -18,8 +18,7 @@ from typing import IO, Any
 import orjson
 
 from agentic_bench.transport.result import ChatResult
-
-NS_PER_MS = 1_000_000
+from agentic_bench.units import NS_PER_MS
 
 
 def _ms(ns: int | None) -> float | None:

@@ -17,7 +17,6 @@ from typing import Any
 
 from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.metrics.record_types import session_record, turn_record
-from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.history import (
     assistant_message,
@@ -59,6 +58,7 @@ from agentic_bench.trace.model import (
 )
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.result import ChatResult
+from agentic_bench.units import NS_PER_MS
 
 NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"
 

@@ -17,12 +17,12 @@ from dataclasses import replace
 from time import perf_counter_ns
 from typing import TYPE_CHECKING, Any
 
-from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.tree import ConversationEnded, TreeRun, TreeStopped
 from agentic_bench.trace.conversations import ROOT
 from agentic_bench.trace.history import branch_session
 from agentic_bench.trace.model import JoinStep, Session, SpawnStep, WaitStep
 from agentic_bench.transport.session_headers import render
+from agentic_bench.units import NS_PER_MS
 
 if TYPE_CHECKING:
     from agentic_bench.contracts import SessionTicket

@@ -23,8 +23,8 @@ from typing import Any
 from agentic_bench.server_metrics.families import BY_NAME
 from agentic_bench.server_metrics.parse import parse_scrape
 from agentic_bench.server_metrics.scraper import SCRAPES_FILE
+from agentic_bench.units import NS_PER_S
 
-NS_PER_S = 1e9
 MAX_POINTS = 600  # per metric and source in the summary (for the report's plots)
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionTicket
 from agentic_bench.metrics.record_types import session_record, turn_record
-from agentic_bench.metrics.records import NS_PER_MS
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.transport.result import ChatResult
+from agentic_bench.units import NS_PER_MS
 
 
 @dataclass
