@@ -125,7 +125,6 @@ _LAZY = {
                      "ReporterPlugin"), "agentic_bench.plugin_kinds"),
 }
 
-GROUP = "agentic_bench.plugins"
 
 SessionFn = Callable[["SessionRecorder", "Session"], Awaitable[Any]]
 """``async def run(rec, session) -> outcome``: drive one session through ``rec``."""
@@ -151,6 +150,7 @@ def __dir__() -> list[str]:
 # --- plugin kinds (one implementation, in the registry) ------------------------------------
 
 from agentic_bench.tasks.registry import (  # noqa: E402 - re-exported public API
+    GROUP,
     PLUGIN_KINDS,
     PluginRef,
     discover_plugins,
@@ -345,6 +345,7 @@ class FakeTransport:
                           output_tokens=1, model="fake", chunks=1)
 
     async def aclose(self) -> None:
+        """Nothing to release."""
         return None
 
 

@@ -78,6 +78,8 @@ class SessionTicket:
 
 @dataclass
 class SessionOutcome:
+    """How one session ended: its status and its counts of turns, requests and errors."""
+
     session_id: str
     status: str
     turns: int
@@ -139,6 +141,10 @@ class Segment:
 
 @dataclass
 class Workload:
+    """What a benchmark hands the harness: its sessions (``source``), an executor factory,
+    an optional scorer, defaults (SLOs, scenario, body overrides), what identifies it for
+    ``--resume`` and the recipe by which a worker process rebuilds it (docs/architecture.md)."""
+
     name: str
     source: SessionSource
     make_executor: Callable[[ExecContext], Execute]

@@ -23,6 +23,7 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.plugin_kinds import KIND_PROTOCOLS, PLUGIN_KINDS, missing_members
 
 GROUP = "agentic_bench.plugins"
+"""The entry-point group every plugin registers in (``KIND:NAME = module:object``)."""
 
 
 @dataclass

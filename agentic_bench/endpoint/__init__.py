@@ -1,7 +1,10 @@
 """Endpoints the harness can start itself: the embedded llama.cpp server, the in-process
 model, and the latency simulator. ``resolve.open_endpoint`` turns ``--endpoint`` into one.
 
-Heavy modules (llama_cpp) are imported only by the functions that need them.
+:class:`LlamaServer` runs llama.cpp's server on loopback; :func:`locate_model` finds the GGUF
+model file and :func:`model_sha256` identifies it; :class:`SimServer` is the
+OpenAI-compatible latency simulator (``agentic-bench sim``) with the injected timings of a
+:class:`SimConfig`. Heavy modules (llama_cpp) are imported only by the functions that need them.
 """
 
 from agentic_bench.endpoint.llama_server import LlamaServer

@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class SimConfig:
+    """The simulator's injected behaviour: timings (TTFT, ITL, jitter, per-request load terms),
+    reply length and content, injected failures, a prefix cache and a context limit."""
+
     ttft_ms: float = 100.0
     itl_ms: float = 10.0
     output_tokens: int = 64
@@ -113,6 +116,9 @@ def fake_embeddings(raw: bytes | None, model: str) -> dict[str, Any]:
 
 
 class SimServer:
+    """The latency simulator: an OpenAI-compatible HTTP server that streams replies with the
+    injected timings of its :class:`SimConfig` (``agentic-bench sim``; the truth the harness's
+    precision is measured against)."""
     def __init__(self, config: SimConfig) -> None:
         self.config = config
         self.rng = random.Random(config.seed)

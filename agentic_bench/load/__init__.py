@@ -1,4 +1,11 @@
-"""Load scenarios (pure arrival generators) and the async runner."""
+"""Load: when sessions are issued (pure arrival generators) and the async runner that issues them.
+
+:class:`LoadSpec` is a run's load (scenario, rate, concurrency, sessions, duration; the names
+of :data:`SCENARIOS`); :func:`constant_arrivals`, :func:`poisson_arrivals`,
+:func:`burst_arrivals` and :func:`trace_arrivals` are the scenarios' schedules;
+:class:`LoadRunner` issues :class:`SessionSource` sessions on them and returns its
+:class:`RunStats`. The scheduler's own wait is ``load.clock.sleep_until``.
+"""
 
 from agentic_bench.contracts import SessionSource
 from agentic_bench.load.arrivals import (

@@ -18,6 +18,8 @@ from agentic_bench.errors import ConfigError
 
 
 def poisson_arrivals(rate: float, seed: int, count: int | None = None) -> Iterator[float]:
+    """Start offsets (seconds) of a Poisson process at ``rate`` per second, reproducible by
+    ``seed``; ``count`` of them, or without end."""
     if rate <= 0:
         raise ConfigError(f"--rate {rate}: must be > 0 sessions/s")
     rng = random.Random(seed)
@@ -32,6 +34,8 @@ def poisson_arrivals(rate: float, seed: int, count: int | None = None) -> Iterat
 
 
 def constant_arrivals(rate: float, count: int | None = None) -> Iterator[float]:
+    """Evenly spaced start offsets (seconds) at ``rate`` per second; ``count`` of them, or
+    without end."""
     if rate <= 0:
         raise ConfigError(f"--rate {rate}: must be > 0 sessions/s")
     counter = itertools.count() if count is None else range(count)

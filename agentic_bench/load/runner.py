@@ -26,6 +26,9 @@ SPIN_NS = 1_000_000  # how early the arrival timer fires; the rest is a cooperat
 
 @dataclass
 class RunStats:
+    """What a :class:`LoadRunner` run did: sessions issued, completed, failed and cancelled,
+    why it stopped, its start and end times and each session's outcome."""
+
     issued: int = 0
     completed: int = 0
     errors: int = 0
@@ -38,6 +41,8 @@ class RunStats:
 
 
 class LoadRunner:
+    """Issues the sessions of ``source`` under ``spec`` (arrivals, concurrency, stop
+    conditions, interrupts) through ``execute``; knows nothing about HTTP."""
     def __init__(self, spec: LoadSpec, source: SessionSource, execute: Execute,
                  on_done: Callable[[SessionOutcome, RunStats], None] | None = None,
                  skip: set[int] | None = None, shard: tuple[int, int] = (0, 1),

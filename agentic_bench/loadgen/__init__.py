@@ -2,7 +2,8 @@
 
 Optional: needs ``pip install 'agentic-bench[loadgen]'`` (``mlcommons-loadgen``). Nothing here
 imports ``mlperf_loadgen`` at import time; :func:`agentic_bench.loadgen.run.run_with_loadgen`
-imports it when a run starts. See docs/loadgen.md.
+imports it when a run starts. See docs/loadgen.md. Public names: :class:`LoadgenOptions` (the
+``--loadgen`` flags) and :data:`SCENARIO_MAP` (our scenario names → LoadGen's).
 """
 
 from agentic_bench.options.loadgen import SCENARIO_MAP, LoadgenOptions

@@ -24,6 +24,9 @@ LATENCY_METRICS = tuple(decl.name for decl in LATENCY)
 
 @dataclass
 class RunInfo:
+    """What the summary needs besides the records: the benchmark, whether the run completed, its
+    duration and stop reason, SLOs, config, accuracy and planned turns."""
+
     benchmark: str
     complete: bool
     duration_s: float
@@ -37,6 +40,8 @@ class RunInfo:
 
 
 def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]:
+    """The summary's figures, recomputed from the run's records (live, resumed, sharded or
+    ``report`` runs alike)."""
     records_list = records if isinstance(records, list) else list(records)
     records = records_list
     llm: list[dict[str, Any]] = []

@@ -14,6 +14,7 @@ STAT_KEYS = ("count", "mean", "min", "p50", "p90", "p95", "p99", "max")
 
 
 def percentile(sorted_values: list[float], p: float) -> float:
+    """The exact ``p``-th percentile (0-100) of already sorted values."""
     if not sorted_values:
         raise ValueError("percentile of no values")
     h = (len(sorted_values) - 1) * p / 100.0

@@ -21,6 +21,9 @@ OPEN_LOOP = frozenset({"server", "offline", "trace-timed"})
 
 @dataclass
 class LoadSpec:
+    """A run's load: the scenario and its rate or concurrency, how many sessions or how long,
+    the error budget, the arrival seed and the interrupt grace period."""
+
     scenario: str = "single-stream"
     rate: float | None = None
     concurrency: int | None = None

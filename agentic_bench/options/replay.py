@@ -16,6 +16,8 @@ from agentic_bench.errors import ConfigError
 
 @dataclass(frozen=True)
 class ThinkPolicy:
+    """Think time between turns: the recorded gap scaled by ``factor`` (0: none)."""
+
     factor: float = 1.0
 
     @classmethod
@@ -59,6 +61,10 @@ class SynthesisOptions:
 
 @dataclass(frozen=True)
 class ReplayOptions:
+    """How a session's requests are made: the model, the history policy, think time, body
+    overrides, timeouts and retries, a cache-busting salt, the session affinity headers and
+    prompt synthesis."""
+
     model: str
     history: str = "recorded"
     think: ThinkPolicy = field(default_factory=ThinkPolicy)

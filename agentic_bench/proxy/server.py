@@ -38,6 +38,9 @@ MAX_BODY_BYTES = 256 * 1024 * 1024  # long agent contexts make large request bod
 
 @dataclass
 class ProxyConfig:
+    """The recording proxy's settings: upstream URL, output trace, listen address, timeouts and
+    whether request bodies are dumped."""
+
     upstream: str
     out: Path
     host: str = "127.0.0.1"
@@ -98,6 +101,8 @@ def _make_request(message: Any, payload: Any, protocol: Any, writer: Any,
 
 
 class RecordingProxy:
+    """The recording proxy's server: forwards each request upstream as it comes and records
+    it into its session (``agentic-bench record``)."""
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
         # the upstream's own query (?api-version=...) goes on every forwarded request and its

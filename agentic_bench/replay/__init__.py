@@ -1,4 +1,12 @@
-"""Turn recorded sessions into timed requests (history policy, think time, scoring)."""
+"""Replay: turn recorded sessions into timed requests (history policy, think time, scoring).
+
+:class:`SessionReplayer` runs one :class:`SessionTicket` (a session as issued) under
+:class:`ReplayOptions` (with its :class:`ThinkPolicy`) and returns its
+:class:`SessionOutcome`. Its pure parts: :func:`request_body` and :func:`messages_before`
+build each request from the recording; :func:`calls_match` compares the model's tool calls
+with the recorded ones and :func:`recorded_tool_result` answers them
+(:data:`NO_RECORDED_RESULT` when the recording has none).
+"""
 
 from agentic_bench.contracts import SessionOutcome, SessionTicket
 from agentic_bench.options.replay import ReplayOptions

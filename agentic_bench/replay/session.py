@@ -64,6 +64,8 @@ NO_RECORDED_RESULT = "ERROR: no recorded result for this tool call"
 
 
 class SessionReplayer:
+    """Replays one recorded session as timed requests (``run(ticket)``): history, think time,
+    tool-call matching and a record per step, turn and session."""
     def __init__(
         self, transport: ChatTransport, sink: RecordSink, options: ReplayOptions, t0_ns: int,
         synthesis: Synthesis | None = None,

@@ -54,6 +54,7 @@ def ratio(value: Any, base: Any) -> float | None:
 
 
 def compare_rows(summaries: Sequence[dict[str, Any]]) -> list[Row]:
+    """The rows of a comparison of several runs' summaries (one per figure)."""
     rows = []
     for m in metrics():
         values = [metric_value(s, m.path) for s in summaries]
@@ -94,6 +95,7 @@ def _cell(value: Any, r: float | None, first: bool, percent: bool = False) -> st
 
 
 def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]]) -> str:
+    """A text table comparing the runs ``names`` (their ``summaries``, in order)."""
     rows = compare_rows(summaries)
     header = ["metric", "unit", *names]
     body = [[row.metric.label, row.metric.unit,
@@ -228,6 +230,7 @@ def render_compare_html(runs: Sequence[CompareRun]) -> str:
 
 
 def write_compare_html(out_dir: Path, runs: Sequence[CompareRun]) -> Path:
+    """Write the HTML comparison of ``runs`` into ``out_dir``; returns its path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "compare.html"

@@ -69,6 +69,8 @@ def write_report(out_dir: Path, summary: dict[str, Any], records: list[dict[str,
 
 
 def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
+    """``report.html`` of a run (its summary and the records its plots are drawn from), as
+    text."""
     # a lane's warm-up requests are recorded but never counted: the plots leave them out too,
     # so a plot's n is the summary's count
     records = [r for r in records if not r.get("warmup")]

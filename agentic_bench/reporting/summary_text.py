@@ -236,6 +236,7 @@ def _load_lines(load: dict[str, Any] | None) -> list[str]:
 
 
 def render_text(summary: dict[str, Any]) -> str:
+    """``summary.txt``: the summary for people to read."""
     c = summary["counts"]
     lines = [
         "================================================",

@@ -1,9 +1,11 @@
 """``agentic-bench new-task NAME``: write a benchmark plugin package that passes its own tests.
 
-Templates are plain files in ``templates/`` (package data, read with importlib.resources);
-``{{name}}``, ``{{package}}``, ``{{dist}}`` and ``{{class_name}}`` are substituted. The result
-is a distribution with the ``agentic_bench.plugins`` entry point, a task module, a tiny
-dataset, tools, a scorer and tests. Stdlib only: the CLI imports this lazily.
+Templates are plain files in ``templates/`` (package data, read with importlib.resources;
+:data:`LAYOUT` maps each to its place); ``{{name}}``, ``{{package}}``, ``{{dist}}`` and
+``{{class_name}}`` (a :class:`Names`, from a name matching :data:`NAME_RE`) are substituted by
+:func:`render`. :func:`create` writes the result: a distribution with the
+``agentic_bench.plugins`` entry point, a task module, a tiny dataset, tools, a scorer and
+tests. Stdlib only: the CLI imports this lazily.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ LAYOUT = {
 
 @dataclass(frozen=True)
 class Names:
+    """The names a new task package is written with: task name, Python package, distribution
+    and class name."""
+
     name: str  # benchmark name: `agentic-bench run NAME`
     package: str  # import name
     dist: str  # distribution name (pip)
@@ -58,6 +63,7 @@ class Names:
 
 
 def render(text: str, names: Names) -> str:
+    """``text`` with its ``{{placeholders}}`` replaced by ``names``."""
     for key in ("name", "package", "dist", "class_name"):
         text = text.replace("{{" + key + "}}", getattr(names, key))
     left = re.search(r"\{\{\w+\}\}", text)

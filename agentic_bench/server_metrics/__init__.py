@@ -1,9 +1,10 @@
 """The server's side of a run: Prometheus metrics scraped over time (``--server-metrics``).
 
-``MetricsScraper`` stores each scrape as served while the run goes on; ``digest`` turns the
-scrapes into the summary's ``server_metrics`` block and ``series`` into plots. ``KNOWN`` lists
-the families of vLLM, SGLang, llama.cpp, TGI, Dynamo and NVIDIA's DCGM exporter given names;
-anything else is kept raw.
+:class:`MetricsScraper` stores each scrape as served (in :data:`SCRAPES_FILE`) while the run
+goes on; :func:`parse_scrape` reads one into a :class:`ParsedScrape`; :func:`digest` turns the
+scrapes into the summary's ``server_metrics`` block and :func:`series` into plots.
+:data:`KNOWN` lists (as :class:`Known` entries) the families of vLLM, SGLang, llama.cpp, TGI,
+Dynamo and NVIDIA's DCGM exporter given names; anything else is kept raw.
 """
 
 from agentic_bench.server_metrics.digest import digest, series

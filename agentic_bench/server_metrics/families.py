@@ -20,6 +20,9 @@ Combine = Literal["sum", "mean", "max"]
 
 @dataclass(frozen=True, slots=True)
 class Known:
+    """A server metric given our name: its unit and kind, the Prometheus samples it is read
+    from, how several samples combine, a scale and what it means."""
+
     name: str  # ours
     unit: str
     kind: Literal["gauge", "counter"]

@@ -15,6 +15,8 @@ from agentic_bench.server_metrics.families import BY_NAME, BY_SAMPLE, Known
 
 @dataclass(slots=True)
 class ParsedScrape:
+    """One scrape read: our named values, the raw samples and the serving engines recognised."""
+
     values: dict[str, float] = field(default_factory=dict)  # our name → value (in its unit)
     raw: dict[str, float] = field(default_factory=dict)  # 'name{labels}' → value, unmapped
     engines: set[str] = field(default_factory=set)

@@ -24,6 +24,8 @@ MAX_TEXT_BYTES = 8 << 20  # a runaway exporter must not fill the disk
 
 
 class MetricsScraper:
+    """Scrapes ``urls`` every ``interval_s`` while a run goes on, storing each scrape as served
+    under ``out_dir``."""
     def __init__(self, urls: list[str], out_dir: Path, t0_ns: int, interval_s: float = 1.0,
                  headers: dict[str, str] | None = None) -> None:
         self.urls = urls

@@ -31,6 +31,9 @@ _ACCURACY = re.compile(r"^Accuracy:\s*([\d.]+)", re.M)
 
 @dataclass
 class Report:
+    """What a packed submission still needs: fields to fill in, files missing, and what would
+    fail MLCommons' checker."""
+
     fill: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     will_fail: list[str] = field(default_factory=list)

@@ -45,6 +45,9 @@ ACCURACY_LOG = "mlperf_log_accuracy.json"
 
 @dataclass
 class Packed:
+    """What :func:`pack` wrote: the submitter root, the result folders, files written, templates
+    kept and notes."""
+
     root: Path  # <out>/<division>/<submitter>
     results: list[Path] = field(default_factory=list)  # scenario folders written
     written: list[Path] = field(default_factory=list)
@@ -204,6 +207,7 @@ def _template(packed: Packed, path: Path, text: str) -> None:
 
 
 def describe(packed: Packed) -> dict[str, Any]:
+    """What :func:`pack` did, as data for the command's report (written, kept, results)."""
     return {"root": str(packed.root), "results": [str(p) for p in packed.results],
             "files_written": len(packed.written), "templates_kept": [str(p) for p in packed.kept],
             "notes": packed.notes}

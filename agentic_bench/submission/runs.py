@@ -20,6 +20,9 @@ from agentic_bench.errors import UsageError
 
 @dataclass(frozen=True)
 class Benchmark:
+    """How one of our benchmarks maps to MLPerf's: names, scenario, system type, compliance
+    tests, the command that runs it and its accuracy rule."""
+
     ours: str  # our benchmark name (summary.json "benchmark")
     mlperf: str  # the checker's benchmark folder
     scenario: str  # the checker's scenario folder
@@ -46,6 +49,8 @@ EDGE_FILES = {"performance": "performance/result_summary.json",
 
 @dataclass
 class RunFolder:
+    """One checked result folder: its path, benchmark, summary and the files it is made of."""
+
     path: Path
     benchmark: Benchmark
     summary: dict[str, Any]

@@ -55,6 +55,7 @@ class Segment:
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
     n = min(len(a), len(b))
     for i in range(n):
         if a[i] != b[i]:

@@ -13,6 +13,8 @@ DIGEST_CHARS = 12
 
 
 def cache_bust_marker(run_id: str, recycle_pass: int, lane: int, tree_id: str) -> str:
+    """The marker that makes a run's prompts unique to it (run, recycle pass, lane, tree), so
+    no request finds a prefix another run left in the server's cache."""
     digest = hashlib.sha256(f"{run_id}:{recycle_pass}:{lane}:{tree_id}".encode()).hexdigest()
     return f"[rid:{digest[:DIGEST_CHARS]}]\n\n"
 

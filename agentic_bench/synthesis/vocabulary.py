@@ -24,6 +24,7 @@ CHECK_WORDS = 200
 
 
 def word_list() -> tuple[str, ...]:
+    """The packaged English word list the vocabulary is drawn from."""
     text = resources.files("agentic_bench.synthesis").joinpath("words.txt").read_text("utf-8")
     return tuple(w for w in text.split() if w)
 
@@ -37,6 +38,8 @@ class Vocabulary:
 
 
 def vocabulary(tokenizer: Tokenizer, seed: int = 0) -> Vocabulary:
+    """The packaged words that are one token under ``tokenizer`` (prompt text is made of
+    them), checked on sample texts drawn with ``seed``; a ConfigError when too few are."""
     candidates = word_list()
     counts = tokenizer.count_many([" " + w for w in candidates])
     words = tuple(w for w, n in zip(candidates, counts, strict=True) if n == 1)

@@ -1,6 +1,9 @@
-"""Benchmark definitions and their registry (entry-point group ``agentic_bench.plugins``).
+"""Benchmark definitions and their registry (entry-point group :data:`GROUP`).
 
-Importing this package is cheap: ``Task`` (which pulls in the harness types) loads on first use.
+:class:`Task` is the contract a benchmark meets; :func:`discover` lists the installed ones
+(:class:`PluginRef` / :class:`TaskRef` entries, nothing imported) and :func:`load_task` loads
+one by name, checked against its kind's Protocol. Importing this package is cheap: ``Task``
+(which pulls in the harness types) loads on first use.
 """
 
 from typing import Any

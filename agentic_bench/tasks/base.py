@@ -29,6 +29,8 @@ from agentic_bench.options.schema import OptionsModel
 
 @runtime_checkable
 class Task(Protocol):
+    """What a benchmark provides (see the module's text): its name, summary, default scenario,
+    option model and ``workload(options)``."""
     name: str
     summary: str
     default_scenario: str

@@ -20,6 +20,10 @@ from agentic_bench.units import NS_PER_MS
 
 @dataclass
 class SessionRecorder:
+    """Records one session of a task that drives the endpoint itself: ``llm`` sends and
+    records a chat call (with the session's request context), ``stage`` a non-LLM step, and
+    ``start_turn`` / ``end_turn`` / ``end_session`` the turn and session records."""
+
     ctx: ExecContext
     ticket: SessionTicket
     requests: int = 0

@@ -76,6 +76,8 @@ def task_recipe(name: str, options: OptionsModel) -> tuple[Any, ...]:
 
 
 def load_task(name: str) -> Any:
+    """The task named ``name``, loaded and checked; a :class:`ConfigError` naming the known
+    ones when there is none."""
     refs = discover()
     if name not in refs:
         known = ", ".join(sorted(refs)) or "none installed"

@@ -117,6 +117,9 @@ def parse_line(raw: RawLine, path: str) -> tuple[Session | None, list[TraceProbl
 
 @dataclass
 class ValidationReport:
+    """The result of validating a trace file: sessions and lines read, every problem found and
+    each session's byte offset."""
+
     path: str
     sessions: int = 0
     lines: int = 0
@@ -199,6 +202,7 @@ class TraceFile:
 
 
 def session_to_json(session: Session) -> str:
+    """One session as a line of the native JSONL trace format (no newline)."""
     return session.model_dump_json(exclude_none=True)
 
 

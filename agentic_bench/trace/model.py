@@ -27,6 +27,7 @@ class ToolCall(_Strict):
 
 
 class Usage(_Strict):
+    """Token counts of a recorded LLM call, as the server reported them."""
     input_tokens: int | None = Field(default=None, ge=0)
     output_tokens: int | None = Field(default=None, ge=0)
 
@@ -66,6 +67,7 @@ class AssistantOutput(_Strict):
 
 
 class Document(_Strict):
+    """A retrieved or reranked passage: its id, title, text and score."""
     id: str | None = None
     title: str | None = None
     text: str = ""
@@ -104,6 +106,7 @@ class ToolStep(_Strict):
 
 
 class RetrieveStep(_Strict):
+    """A retrieval stage: the query, ``k`` and the documents found."""
     kind: Literal["retrieve"] = "retrieve"
     query: str = ""
     documents: list[Document] = Field(default_factory=list)
@@ -112,6 +115,7 @@ class RetrieveStep(_Strict):
 
 
 class RerankStep(_Strict):
+    """A reranking stage: the query and the documents in their new order."""
     kind: Literal["rerank"] = "rerank"
     query: str = ""
     documents: list[Document] = Field(default_factory=list)
@@ -119,6 +123,7 @@ class RerankStep(_Strict):
 
 
 class EmbedStep(_Strict):
+    """An embedding stage: the texts embedded."""
     kind: Literal["embed"] = "embed"
     inputs: list[str] = Field(default_factory=list)
     duration_ms: float = Field(default=0.0, ge=0)

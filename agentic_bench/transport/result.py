@@ -45,6 +45,11 @@ def http_error_type(message: str) -> str:
 
 @dataclass(slots=True)
 class ChatResult:
+    """One chat call's outcome: its status (``ok``, ``error`` with an ``error_type`` of
+    :data:`ERROR_TYPES`, or ``cancelled``), its ``perf_counter_ns`` timestamps (sent, first
+    byte, first token, every token, end), the assembled reply (content, reasoning, tool calls,
+    finish reason) and the server's usage counts."""
+
     status: Status = "ok"
     error_type: str | None = None
     error: str | None = None

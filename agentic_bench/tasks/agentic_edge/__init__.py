@@ -2,7 +2,24 @@
 
 Pure functions, no network. ``bfcl-eval`` (pinned, installed ``--no-deps``) supplies the data,
 the AST and multi-turn checkers and the simulated APIs; it is imported lazily, through
-:mod:`~agentic_bench.tasks.agentic_edge.bfcl_env`, so importing this package stays cheap.
+:mod:`~agentic_bench.tasks.agentic_edge.bfcl_env` (:func:`bfcl_version`), so importing this
+package stays cheap. Its public names, by what they do:
+
+- data: :data:`CATEGORIES`, :data:`CATEGORY_SUBSETS`, :data:`SINGLE_TURN_SUBSETS`,
+  :data:`SUBSET_CATEGORY`; :class:`BfclSample` samples from :func:`load_category`,
+  :func:`load_single_turn` and :func:`load_subset`; multi-turn: :data:`MULTI_TURN_SUBSETS`,
+  :class:`MultiTurnSample` from :func:`load_multi_turn`, with :func:`all_tools`,
+  :func:`tools_at_turn`, :func:`functions_at_turn` and :func:`turn_messages`;
+- sampling: :func:`stratified_counts`, :func:`plan_counts`, :func:`mlperf_counts` and
+  :func:`sample_single_turn` (:data:`DEFAULT_CATEGORY_PCT`, :data:`DEFAULT_SEED`,
+  :data:`QUICK_SIZE`, :data:`SUBSET_FLOOR`);
+- requests and replies: the :data:`TOOL_MODES` (a :data:`ToolMode`), :func:`build_request` and
+  :func:`parse_reply` (a :class:`ParsedReply`); tools in OpenAI form by
+  :func:`to_openai_tools`, :func:`sanitize_name` and :func:`name_map`;
+- scoring: :func:`score_single` (a :class:`Verdict`), :func:`check_multi_turn` with the
+  simulated :class:`ApiEnvironment` (:func:`parse_call`, :func:`render_call`),
+  :func:`oracle_decoded`, and :func:`aggregate` for the run's accuracy block;
+- recorded trajectories: :func:`build_session` and :func:`build_trajectories`.
 """
 
 from agentic_bench.tasks.agentic_edge.aggregation import aggregate

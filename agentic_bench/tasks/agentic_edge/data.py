@@ -146,6 +146,8 @@ def load_single_turn(subsets: list[str] | tuple[str, ...] | None = None) -> list
 
 
 def load_category(category: str) -> list[BfclSample]:
+    """The single-turn samples of one BFCL category (all its subsets); a ConfigError naming the
+    known categories for any other."""
     if category not in CATEGORY_SUBSETS:
         raise ConfigError(f"unknown BFCL category {category!r}; known: {', '.join(CATEGORIES)}")
     return load_single_turn(CATEGORY_SUBSETS[category])

@@ -24,6 +24,8 @@ NO_ANSWER = "no answer"
 
 @dataclass(frozen=True)
 class Verdict:
+    """One sample's verdict: valid or not, and why not (message and error type)."""
+
     valid: bool
     error: str | None = None
     error_type: str | None = None

@@ -1,8 +1,11 @@
 """Readers for public trace formats; each converts into :class:`Session` objects.
 
-``IMPORTERS`` maps a built-in format name to ``callable(path) -> Iterator[Session]``; the
-format modules are imported only when their importer is called. ``native`` is this project's
-own JSONL (validated as usual), so ``--format auto`` works on any trace. See
+:data:`IMPORTERS` maps a built-in format name (:data:`FORMATS`) to an :data:`Importer`,
+``callable(path) -> Iterator[Session]``; the format modules are imported only when their
+importer is called. :data:`NATIVE` is this project's own JSONL (validated as usual), so
+``--format auto`` works on any trace: :func:`detect_format` guesses, :func:`resolve_format`
+settles ``auto``, :func:`foreign_format_hint` names the format of a file given as ours, and
+:func:`import_file` reads one (ids made unique by :func:`unique_ids`). See
 ``docs/importers.md`` for each mapping and what cannot be carried over.
 
 Third-party formats are plugins: an entry point ``importer:NAME`` in the ``agentic_bench.plugins``

@@ -92,6 +92,7 @@ class WekaTotals(_Strict):
 
 
 class WekaTrace(_Strict):
+    """One Weka trace: its rows (LLM calls), subagents, models and KV-cache block layout."""
     id: str = Field(min_length=1)
     models: list[str] = Field(default_factory=list)
     block_size: int = Field(gt=0)
