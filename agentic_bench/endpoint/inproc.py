@@ -28,7 +28,7 @@ from agentic_bench.endpoint.llama_server import (
 )
 from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
 from agentic_bench.errors import EndpointStartError
-from agentic_bench.transport.request import NO_CONTEXT, RequestContext
+from agentic_bench.transport.request import NO_CONTEXT, RequestContext, ToolDeltaRule
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 
@@ -136,14 +136,15 @@ class InprocChatClient:
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
-        """One completion; ``context`` is ignored (no HTTP headers; chunks are not seen as
-        they arrive, so a LoadGen first token comes from the record)."""
+        """One completion; of ``context`` only the tool-delta rule applies (no HTTP headers;
+        chunks are not seen as they arrive, so a LoadGen first token comes from the record)."""
         async with self._lock:
             if self._llama is None:
                 await asyncio.to_thread(self.load)
-            return await self._chat(body, timeout_s or self._timeout_s)
+            return await self._chat(body, timeout_s or self._timeout_s, context.tool_deltas)
 
-    async def _chat(self, body: dict[str, Any], timeout_s: float) -> ChatResult:
+    async def _chat(self, body: dict[str, Any], timeout_s: float,
+                    tool_deltas: ToolDeltaRule) -> ChatResult:
         kwargs = completion_kwargs(body)
         kwargs["model"] = self.model
         result = ChatResult()
@@ -158,7 +159,7 @@ class InprocChatClient:
             stop.set()
             await asyncio.gather(task, return_exceptions=True)  # keep requests serialized
             result.t_end_ns = perf_counter_ns()
-            self._fill(result, events, done=False)
+            self._fill(result, events, False, tool_deltas)
             return result.fail("timeout", f"no complete reply within {timeout_s} s")
         except asyncio.CancelledError:
             stop.set()
@@ -167,20 +168,21 @@ class InprocChatClient:
         except Exception as exc:  # an error from the model call: like a server's error reply
             error = exc
         result.t_end_ns = perf_counter_ns()
-        self._fill(result, events, done=error is None)
+        self._fill(result, events, error is None, tool_deltas)
         if error is not None:
             message = f"in-process model error: {error!r}"
             return result.fail(http_error_type(message), message)
         return result
 
     @staticmethod
-    def _fill(result: ChatResult, events: list[tuple[int, dict[str, Any]]], done: bool) -> None:
+    def _fill(result: ChatResult, events: list[tuple[int, dict[str, Any]]], done: bool,
+              tool_deltas: ToolDeltaRule) -> None:
         if events:
             result.t_first_byte_ns = events[0][0]
         chunks = sse_bytes(events, result.t_end_ns)
         if not done:
             chunks.pop()  # no [DONE]
-        assemble_stream(result, chunks)
+        assemble_stream(result, chunks, tool_deltas)
         result.chunks = len(events)
         if not done:  # keep the caller's error type (assemble_stream marks a missing [DONE])
             result.status, result.error_type, result.error = "ok", None, None

@@ -7,25 +7,19 @@ depends on this module (and :mod:`.request`, the per-request context) only.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Any, Protocol
 
 from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult
-
-# Per-task rule for assembling streamed tool-call deltas: "openai" (a name sent in pieces is
-# joined; a delta without ``index`` takes its position) or "mlperf" (mlcommons/endpoints
-# ea332753 core/types.py merge_tool_calls 87-110: a later name overwrites, a missing index is
-# 0). Agentic Edge's MLPerf phases set "mlperf".
-TOOL_DELTA_RULES: ContextVar[str] = ContextVar("tool_delta_rules", default="openai")
 
 
 class ChatTransport(Protocol):
     """Anything that can run one streamed chat completion and time it.
 
     ``context`` carries what this one request adds (affinity headers, the ``user`` field, a
-    chunk hook); a transport without HTTP (the in-process endpoint) ignores the headers, and
-    one that cannot see chunks arrive ignores ``on_chunk``. Wrappers pass it on unchanged."""
+    chunk hook, the tool-call delta rule); a transport without HTTP (the in-process
+    endpoint) ignores the headers, and one that cannot see chunks arrive ignores
+    ``on_chunk``. Wrappers pass it on unchanged."""
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
@@ -37,4 +31,4 @@ class ChatTransport(Protocol):
         ...
 
 
-__all__ = ["TOOL_DELTA_RULES", "ChatTransport"]
+__all__ = ["ChatTransport"]

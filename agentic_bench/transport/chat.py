@@ -108,12 +108,12 @@ class ChatClient(ABC):
         except SendError as exc:
             result.t_end_ns = perf_counter_ns()
             result.t_sent_ns = exc.t_sent_ns
-            return failed(result, exc)
+            return failed(result, exc, context)
         result.t_sent_ns = reply.t_sent_ns
         result.t_end_ns = reply.t_end_ns
         if take_head(result, reply):
             return result
-        return assemble_stream(result, reply.pieces)
+        return assemble_stream(result, reply.pieces, context.tool_deltas)
 
 
 def take_head(result: ChatResult, reply: Reply) -> bool:
@@ -129,7 +129,8 @@ def take_head(result: ChatResult, reply: Reply) -> bool:
     return False
 
 
-def failed(result: ChatResult, exc: SendError) -> ChatResult:
+def failed(result: ChatResult, exc: SendError, context: RequestContext = NO_CONTEXT
+           ) -> ChatResult:
     """A reply cut short: keep the tokens that did arrive, then record the error."""
     reply = exc.reply
     if reply is None:
@@ -138,7 +139,7 @@ def failed(result: ChatResult, exc: SendError) -> ChatResult:
         return result
     if exc.kind == "connect":  # a library error after the head: no stream to keep
         return result.fail(exc.kind, exc.message)
-    assemble_stream(result, reply.pieces)
+    assemble_stream(result, reply.pieces, context.tool_deltas)
     message = exc.message
     if exc.kind == "disconnect":
         message = f"stream broke after {len(result.token_times_ns)} tokens: {message}"

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 ChunkHook = Callable[[int, bytes], bool]
 """Fed ``(perf_counter_ns, raw bytes)`` for each chunk of the reply, in the transport's read
 path, until it returns True (then it is not called again for that reply)."""
+ToolDeltaRule = Literal["openai", "mlperf"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +27,18 @@ class RequestContext:
     values encoded by :func:`~agentic_bench.transport.session_headers.render`); ``user``: the
     OpenAI ``user`` field to set in the body (``--session-user``), None: the body's own;
     ``on_chunk``: a :data:`ChunkHook` (the LoadGen adapter's first-token watch), None: none.
-    ``header_lines`` is ``headers`` as HTTP/1.1 header lines, rendered once here so the raw
-    client adds no per-request formatting.
+    ``tool_deltas``: how the reply's streamed tool-call deltas are merged — ``openai`` (a name
+    sent in pieces is joined; a delta without ``index`` takes its position) or ``mlperf``
+    (mlcommons/endpoints ea332753 core/types.py merge_tool_calls 87-110: a later name
+    overwrites, a missing index is 0; Agentic Edge's MLPerf phases). ``header_lines`` is
+    ``headers`` as HTTP/1.1 header lines, rendered once here so the raw client adds no
+    per-request formatting.
     """
 
     headers: tuple[tuple[str, str], ...] = ()
     user: str | None = None
     on_chunk: ChunkHook | None = None
+    tool_deltas: ToolDeltaRule = "openai"
     header_lines: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -42,4 +49,4 @@ class RequestContext:
 NO_CONTEXT = RequestContext()
 """The context of a request that carries nothing extra (the default everywhere)."""
 
-__all__ = ["NO_CONTEXT", "ChunkHook", "RequestContext"]
+__all__ = ["NO_CONTEXT", "ChunkHook", "RequestContext", "ToolDeltaRule"]

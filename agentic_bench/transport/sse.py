@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from agentic_bench.transport.base import TOOL_DELTA_RULES
+from agentic_bench.transport.request import ToolDeltaRule
 from agentic_bench.transport.result import ChatResult, http_error_type
 
 try:  # 2-3x faster than json.loads on chat chunks; the stdlib is the fallback
@@ -74,8 +74,9 @@ def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
         return out
 
 
-def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]]) -> None:
-    mlperf = TOOL_DELTA_RULES.get() == "mlperf"  # see transport/base.py
+def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]],
+                      mlperf: bool) -> None:
+    """Merge one chunk's tool-call deltas (the rules: ``RequestContext.tool_deltas``)."""
     for pos, tc in enumerate(delta):
         index = tc.get("index", 0 if mlperf else pos)
         slot = calls.setdefault(index, {"id": None, "name": "", "arguments": ""})
@@ -104,8 +105,11 @@ def cached_prompt_tokens(usage: Any, timings: Any) -> int | None:
     return None
 
 
-def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> ChatResult:
-    """Fill ``result`` from the timed chunks; mark it malformed/disconnected when needed."""
+def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
+                    tool_deltas: ToolDeltaRule = "openai") -> ChatResult:
+    """Fill ``result`` from the timed chunks; mark it malformed/disconnected when needed.
+    ``tool_deltas``: how streamed tool-call deltas merge (:class:`~.request.RequestContext`)."""
+    mlperf = tool_deltas == "mlperf"
     result.chunks = len(chunks)
     content: list[str] = []
     reasoning: list[str] = []
@@ -147,7 +151,7 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]]) -> Chat
                 reasoning.append(think)
                 carried = True
             if delta.get("tool_calls"):
-                _merge_tool_delta(calls, delta["tool_calls"])
+                _merge_tool_delta(calls, delta["tool_calls"], mlperf)
                 carried = True
             if carried:
                 result.token_times_ns.append(t)

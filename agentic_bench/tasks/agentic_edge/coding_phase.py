@@ -35,7 +35,6 @@ from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
-from agentic_bench.transport.base import TOOL_DELTA_RULES
 
 TURN_TIMEOUT_S = 600.0
 CATEGORY = "mlcommons-coding"
@@ -87,12 +86,10 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
     turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
                            replace(ctx.options, request_timeout_s=turn_timeout_s),
                            transport_kind=ctx.transport_kind)
-    rules = TOOL_DELTA_RULES.set("mlperf")  # MLPerf's tool-call delta merge (base.py)
-    try:
-        return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s,
-                                   tool_delays)
-    finally:
-        TOOL_DELTA_RULES.reset(rules)
+    # MLPerf's tool-call delta merge for every request of the conversation
+    ticket = replace(ticket, request_context=replace(ticket.request_context,
+                                                     tool_deltas="mlperf"))
+    return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s, tool_delays)
 
 
 async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: SessionTicket,

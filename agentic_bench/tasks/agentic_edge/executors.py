@@ -26,7 +26,6 @@ from agentic_bench.tasks.agentic_edge.reference_scoring import score_reply, scor
 from agentic_bench.tasks.agentic_edge.scoring import Verdict, score_single
 from agentic_bench.tasks.agentic_edge.tool_modes import build_request, parse_reply
 from agentic_bench.tasks.recorder import SessionRecorder
-from agentic_bench.transport.base import TOOL_DELTA_RULES
 from agentic_bench.transport.result import ChatResult
 
 MAX_STEPS_PER_TURN = 25
@@ -102,6 +101,9 @@ def _verdict(sample: BfclSample, mode: str, result: ChatResult) -> tuple[Verdict
 
 async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample,
                      mode: str) -> SessionOutcome:
+    if mode == "native":  # MLPerf's tool-call delta merge for this session's requests
+        ticket = replace(ticket, request_context=replace(ticket.request_context,
+                                                         tool_deltas="mlperf"))
     rec = SessionRecorder(ctx, ticket)
     body = build_request(sample, mode)  # type: ignore[arg-type]
     body.setdefault("temperature", 0)
@@ -109,12 +111,7 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
     if mode != "native":  # native sends MLPerf's max_completion_tokens 1024
         body.setdefault("max_tokens", OTHER_MODES_MAX_TOKENS)
     rec.start_turn()
-    rules = TOOL_DELTA_RULES.set("mlperf") if mode == "native" else None
-    try:
-        result = await rec.llm(body, 0, 0, **_pending(sample))
-    finally:
-        if rules is not None:
-            TOOL_DELTA_RULES.reset(rules)
+    result = await rec.llm(body, 0, 0, **_pending(sample))
     # MLPerf (native): a failed request still completes, with no data (endpoints ea332753
     # worker.py 456-475, session.py 618-651), and is scored as the empty reply
     # (bfcl_v4_scorer.py 131-147: "" → passes irrelevance, fails every AST subset) and counted

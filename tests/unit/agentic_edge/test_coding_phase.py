@@ -159,15 +159,16 @@ def test_recorded_tool_delays_only_when_asked(tmp_path: Path) -> None:
 
 
 def test_the_conversation_assembles_tool_deltas_by_mlperfs_rule(tmp_path: Path) -> None:
-    from agentic_bench.transport.base import TOOL_DELTA_RULES
+    from agentic_bench.transport.request import RequestContext
 
     seen: list[str] = []
 
     class Seen(Scripted):
         async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
-                   context: object = None) -> ChatResult:
-            seen.append(TOOL_DELTA_RULES.get())
+                       context: object = None) -> ChatResult:
+            assert isinstance(context, RequestContext)
+            seen.append(context.tool_deltas)
             return await super().chat(body, timeout_s)
 
     _run(_conversation_file(tmp_path, 2), Seen([]))
-    assert seen == ["mlperf"] * 3 and TOOL_DELTA_RULES.get() == "openai"
+    assert seen == ["mlperf"] * 3

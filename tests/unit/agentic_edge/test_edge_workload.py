@@ -209,20 +209,21 @@ def test_a_failed_request_is_a_completed_empty_reply_as_mlperf_scores_it() -> No
 
 
 def test_mlperf_phases_assemble_tool_deltas_by_mlperfs_rule(tmp_path: Any) -> None:
-    """The native BFCL phase sets the transport's MLPerf delta rule for its requests (and
-    resets it after); the other tool modes keep the default."""
-    from agentic_bench.transport.base import TOOL_DELTA_RULES
+    """The native BFCL phase asks the transport for MLPerf's delta rule in each request's
+    context; the other tool modes keep the default."""
+    from agentic_bench.transport.request import RequestContext
 
     rules: list[str] = []
 
     class Seen(OracleTransport):
         async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
-                   context: object = None) -> ChatResult:
-            rules.append(TOOL_DELTA_RULES.get())
+                       context: object = None) -> ChatResult:
+            assert isinstance(context, RequestContext)
+            rules.append(context.tool_deltas)
             return await super().chat(body, timeout_s)
 
     run(args(samples=3, quick=False, accuracy_target=None), Seen({}))
-    assert rules == ["mlperf"] * 3 and TOOL_DELTA_RULES.get() == "openai"
+    assert rules == ["mlperf"] * 3
     rules.clear()
     run(args(samples=2, quick=False, accuracy_target=None, tool_mode="prompt"), Seen({}))
     assert rules == ["openai"] * 2

@@ -36,6 +36,14 @@ async def _echo(request: web.Request) -> web.StreamResponse:
     request.app[SEEN].append((request.headers.get("X-Session-ID"), body.get("user")))
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     await resp.prepare(request)
+    if request.headers.get("X-Reply") == "tools":  # a name sent in two pieces
+        for piece in ("get_", "weather"):
+            await resp.write(_event({"tool_calls": [
+                {"index": 0, "function": {"name": piece, "arguments": "{}"}}]}))
+            await asyncio.sleep(0.002)
+        await resp.write(_event({}, "tool_calls") + b"data: [DONE]\n\n")
+        await resp.write_eof()
+        return resp
     for k in range(EVENTS):
         await asyncio.sleep(random.uniform(0.001, 0.004))
         await resp.write(_event({"content": f"{said};{k} "}))
@@ -145,6 +153,23 @@ def test_on_chunk_stops_once_it_returns_true(kind: str) -> None:
     result = with_echo(fn)
     assert result.ok and len(result.token_times_ns) == EVENTS
     assert len(hook.chunks) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_tool_delta_rule_is_the_requests_own(kind: str) -> None:
+    async def fn(url: str, app: web.Application) -> list[ChatResult]:
+        client = make_chat_client(url, kind=kind)
+        tools = (("X-Reply", "tools"),)
+        try:
+            return list(await asyncio.gather(
+                client.chat(BODY, 5.0, context=RequestContext(tools, tool_deltas="mlperf")),
+                client.chat(BODY, 5.0, context=RequestContext(tools))))
+        finally:
+            await client.aclose()
+
+    mlperf, openai = with_echo(fn)
+    assert [c["name"] for c in mlperf.tool_calls] == ["weather"]  # a later name overwrites
+    assert [c["name"] for c in openai.tool_calls] == ["get_weather"]  # pieces joined
 
 
 @pytest.mark.parametrize("kind", KINDS)

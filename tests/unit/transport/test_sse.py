@@ -98,8 +98,6 @@ def test_mlperf_tool_delta_rules_overwrite_the_name_and_default_the_index_to_0()
     """#31 Edge item 4: mlcommons/endpoints ea332753 core/types.py merge_tool_calls 87-110 —
     ``idx = partial.get("index", 0)``, a truthy name overwrites. Default (OpenAI clients): a
     name sent in pieces is joined, a delta without index takes its position."""
-    from agentic_bench.transport.base import TOOL_DELTA_RULES
-
     chunks = [(1, ev({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_",
                                                                           "arguments": ""}}]})),
               (2, ev({"tool_calls": [{"index": 0, "function": {"name": "weather",
@@ -110,10 +108,6 @@ def test_mlperf_tool_delta_rules_overwrite_the_name_and_default_the_index_to_0()
     openai = assemble_stream(ChatResult(t_sent_ns=0), chunks)
     assert [(c["name"], c["arguments"]) for c in openai.tool_calls] == [
         ("get_weatherg", "{}{"), ("", "}")]
-    token = TOOL_DELTA_RULES.set("mlperf")
-    try:
-        mlperf = assemble_stream(ChatResult(t_sent_ns=0), chunks)
-    finally:
-        TOOL_DELTA_RULES.reset(token)
+    mlperf = assemble_stream(ChatResult(t_sent_ns=0), chunks, "mlperf")
     assert [(c["id"], c["name"], c["arguments"]) for c in mlperf.tool_calls] == [
         ("b", "g", "{}{}")]
