@@ -100,6 +100,8 @@ class ChatClient(ABC):
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
+        """Send ``body`` streamed with ``context`` and time it; errors are results (the error
+        types of docs/transport.md), never raised — except cancellation."""
         payload = self.prepare(body, context)
         timeout = timeout_s or self._timeout_s
         result = ChatResult()
