@@ -43,7 +43,7 @@ def test_every_public_class_and_function_has_a_docstring() -> None:
     bare = []
     for face in [*faces(), api]:
         for name in face.__all__:
-            obj = getattr(face, name)
+            obj = getattr(face, name, None)  # (a submodule named but not imported: skipped)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and not own_docstring(obj):
                 bare.append(f"{face.__name__}.{name}")
     assert bare == []
