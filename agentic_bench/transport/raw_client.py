@@ -110,11 +110,14 @@ class RawChatClient(ChatClient):
 
     async def _exchange(self, request: bytes, timeout_s: float,
                         watch: ChunkHook | None = None) -> tuple[Http1Connection, int]:
-        """Send on a pooled connection (one retry when a reused one was already closed by
-        the server before any byte came back) and wait for the whole response.
+        """Send on a pooled connection and wait for the whole response. A reused connection
+        the server had already closed (no byte came back: a restarted server, an idle
+        timeout) is no reply: the request goes again on the next one — every idle connection
+        may be stale at once after a server died — and last on a new connection.
 
         Failures raise :class:`_Failed` carrying the connection (for the pieces received)."""
-        for attempt in range(2):
+        attempts = len(self._idle) + 1
+        for attempt in range(attempts + 1):
             try:
                 conn, reused = await self._acquire()
             except OSError as exc:
@@ -128,7 +131,7 @@ class RawChatClient(ChatClient):
                 return conn, t_sent
             except ConnectionResetError as exc:
                 self._all.discard(conn)
-                if reused and conn.received == 0 and attempt == 0:
+                if reused and conn.received == 0 and attempt < attempts:
                     continue
                 raise _Failed("disconnect", str(exc), conn, t_sent) from None
             except TimeoutError:
