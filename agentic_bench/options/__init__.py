@@ -13,8 +13,22 @@
 - ``loadgen`` — :class:`LoadgenOptions` (``--loadgen mlperf``).
 - ``run`` — :class:`RunConfig`, the resolved configuration a run executes.
 
+- ``serving`` — the options of ``sim``, ``record`` and ``serve`` (:class:`EndpointOptions`
+  declared once).
+
 Submodules are imported where used (``from agentic_bench.options.load import LoadSpec``), so
-importing one does not pull in pydantic for the others.
+importing one does not pull in pydantic for the others; ``options.load`` as an attribute
+imports its module on first use.
 """
 
-__all__ = ["common", "files", "load", "loadgen", "parser", "replay", "run", "schema"]
+from typing import Any
+
+__all__ = ["common", "files", "load", "loadgen", "parser", "replay", "run", "schema", "serving"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
