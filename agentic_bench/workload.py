@@ -1,6 +1,6 @@
 """Executors for a workload: the plain trace replayer, and any workload's executor with the
 run's per-session affinity headers. The contracts themselves (:class:`Workload`,
-:class:`ExecContext`, …) live in :mod:`agentic_bench.contracts` and are re-exported here.
+:class:`ExecContext`, …) live in :mod:`agentic_bench.contracts`.
 
 The replay of a trace is one workload; a task (agentic-edge, rag-e2e, a plugin) is another.
 The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
@@ -14,7 +14,6 @@ from agentic_bench.contracts import (
     ExecContext,
     Execute,
     SessionOutcome,
-    SessionSource,
     SessionTicket,
     Workload,
 )
@@ -43,5 +42,4 @@ def replay_executor(ctx: ExecContext) -> Execute:
     return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run
 
 
-__all__ = ["ExecContext", "Execute", "SessionSource", "Workload", "replay_executor",
-           "session_executor"]
+__all__ = ["replay_executor", "session_executor"]

@@ -34,10 +34,9 @@ def run_config(args: Any, command: str | None = None) -> Any:
 
     from agentic_bench.metrics.verdict import parse_slos
     from agentic_bench.options.load import LoadSpec
-    from agentic_bench.options.replay import ReplayOptions
+    from agentic_bench.options.replay import ReplayOptions, ThinkPolicy
     from agentic_bench.options.run import RunConfig
     from agentic_bench.options.schema import command_line, identity, public_options
-    from agentic_bench.replay.think import ThinkPolicy
     from agentic_bench.transport.session_headers import check_names
 
     overrides: dict[str, Any] = {}

@@ -9,11 +9,10 @@ with the recorded ones and :func:`recorded_tool_result` answers them
 """
 
 from agentic_bench.contracts import SessionOutcome, SessionTicket
-from agentic_bench.options.replay import ReplayOptions
+from agentic_bench.options.replay import ReplayOptions, ThinkPolicy
 from agentic_bench.replay.history import messages_before, request_body
 from agentic_bench.replay.matching import calls_match, recorded_tool_result
 from agentic_bench.replay.session import NO_RECORDED_RESULT, SessionReplayer
-from agentic_bench.replay.think import ThinkPolicy
 
 __all__ = [
     "NO_RECORDED_RESULT",

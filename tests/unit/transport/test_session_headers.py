@@ -11,13 +11,19 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.contracts import ExecContext, SessionOutcome, SessionSource, SessionTicket
+from agentic_bench.contracts import (
+    ExecContext,
+    SessionOutcome,
+    SessionSource,
+    SessionTicket,
+    Workload,
+)
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.transport.raw_client import RawChatClient
 from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.session_headers import check_names, render
-from agentic_bench.workload import Workload, session_executor
+from agentic_bench.workload import session_executor
 
 
 def test_names_are_checked() -> None:
