@@ -26,17 +26,19 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.load import gc_policy
 from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.metrics.aggregate import RunInfo, summarize
+from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
 from agentic_bench.metrics.record_types import RECORD_VERSION
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
+from agentic_bench.metrics.tally import RunTally
 from agentic_bench.options.files import write_run_config
 from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
 from agentic_bench.options.run import RunConfig
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
+from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every
 from agentic_bench.server_metrics.digest import digest as server_digest
 from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
 from agentic_bench.transport.base import ChatTransport
@@ -126,7 +128,14 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
         write_run_config(out, config.command or workload.name, config.options_shown)
         writer = RecordWriter(out / "records.jsonl").open()
-        records: list[dict[str, Any]] = list(resumed.records)
+        # the run keeps its summary's inputs (metrics/tally.py), not its records; a task that
+        # scores or writes artifacts from whole records (small accuracy runs) keeps those too
+        keep = workload.score is not None or workload.write_artifacts is not None
+        records: list[dict[str, Any]] | None = list(resumed.records) if keep else None
+        tally = RunTally(slos, keep_tree_records=lanes is not None)
+        for record in resumed.records:
+            tally.add(record)
+        resumed.records = []
         planned = (None if config.loadgen is not None else
                    LaneRunner(lanes, workload.source, _noop).planned_sessions()
                    if lanes is not None
@@ -142,7 +151,9 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
 
         def sink(record: dict[str, Any]) -> None:
             writer.write(record)
-            records.append(record)
+            tally.add(record)
+            if records is not None:
+                records.append(record)
             progress.on_record(record)
             early.observe(record)
             if record.get("type") == "session":
@@ -199,7 +210,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                     and (seg.stop_reason != "interrupted" or all_done))
         accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
         if accuracy is None and workload.score:
-            accuracy = workload.score(records)
+            accuracy = workload.score(records or [])
         info = RunInfo(
             benchmark=workload.name, complete=complete,
             duration_s=resumed.previous_duration_s + seg.duration_s, stop_reason=seg.stop_reason,
@@ -215,7 +226,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 "workload": workload.info,
                 "versions": versions(),
                 "client_cpu_s": time.process_time() - cpu0,
-                **_host_cpu(records),
+                **_host_cpu(tally.kept),
                 "out_dir": str(out),
                 **({"command_line": config.command_line} if config.command_line else {}),
                 "resumed_sessions": len(resumed.done),
@@ -228,18 +239,23 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
                 **({"server_metrics": server_digest(out)} if scraped else {}),
             },
         )
-        summary = summarize(records, info)
+        summary = summary_of(tally, info)
+        every = 1 if records is not None else sessions_every(summary["counts"]["requests"])
+        if every > 1:
+            summary["report_sample"] = sample_note(every, summary["counts"]["requests"])
         summary["energy"] = energy_block(used_j, probe, summary.get("server_metrics"),
                                          summary.get("counts") or {})
         write_summary(out, summary)
         if workload.write_artifacts is not None:
             try:
-                workload.write_artifacts(out, summary, records)
+                workload.write_artifacts(out, summary, records or [])
             except Exception as exc:  # an artifact bug must not change the run's result
                 print(f"warning: {workload.name} artifacts not written: "
                       f"{type(exc).__name__}: {exc}", file=sys.stderr)
         from agentic_bench.reporting.reporters import run_reporters
 
+        if records is None:  # streamed back from the file (a sample of sessions in a long run)
+            records = read_report_records(out / "records.jsonl", every)
         _, warnings = run_reporters(out, summary, records)  # report.html and reporter plugins
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -15,19 +15,38 @@ from typing import Any
 DEFAULT_FIRST = 8
 
 
+class FailureCauses:
+    """Failed LLM requests by (error type, HTTP status), with the first error text of each:
+    what :func:`cause` names, kept as the records go by."""
+
+    def __init__(self) -> None:
+        self.kinds: Counter[tuple[Any, Any]] = Counter()
+        self.examples: dict[tuple[Any, Any], str] = {}
+
+    def add(self, r: dict[str, Any]) -> None:
+        """A failed (not retried) LLM step record of the measured run."""
+        key = (r.get("error_type"), r.get("http_status"))
+        self.kinds[key] += 1
+        self.examples.setdefault(key, str(r.get("error") or ""))
+
+    def cause(self) -> str | None:
+        """The most common failure, as one line (None when none failed)."""
+        if not self.kinds:
+            return None
+        (etype, status), _ = self.kinds.most_common(1)[0]
+        what = f"HTTP {status}" if status else str(etype or "error")
+        detail = _message(self.examples[(etype, status)], what)
+        return f"{what}: {detail}" if detail else what
+
+
 def cause(records: Iterable[dict[str, Any]]) -> str | None:
     """The most common failure of failed LLM requests, as one line (None when none failed)."""
-    failed = [r for r in records if r.get("type") == "step" and r.get("kind") == "llm"
-              and r.get("status") not in ("ok", "retried") and not r.get("warmup")]
-    if not failed:
-        return None
-    kinds = Counter((r.get("error_type"), r.get("http_status")) for r in failed)
-    (etype, status), _ = kinds.most_common(1)[0]
-    example = next(r for r in failed if (r.get("error_type"), r.get("http_status"))
-                   == (etype, status))
-    what = f"HTTP {status}" if status else str(etype or "error")
-    detail = _message(str(example.get("error") or ""), what)
-    return f"{what}: {detail}" if detail else what
+    causes = FailureCauses()
+    for r in records:
+        if (r.get("type") == "step" and r.get("kind") == "llm"
+                and r.get("status") not in ("ok", "retried") and not r.get("warmup")):
+            causes.add(r)
+    return causes.cause()
 
 
 def _message(error: str, what: str) -> str:
@@ -48,13 +67,14 @@ def _message(error: str, what: str) -> str:
     return " ".join(text.split())[:140]
 
 
-def failure_note(summary_counts: dict[str, Any], records: Iterable[dict[str, Any]]
-                 ) -> str | None:
+def failure_note(summary_counts: dict[str, Any],
+                 records: Iterable[dict[str, Any]] | FailureCauses) -> str | None:
     """"n/n requests failed: <cause>" when no request succeeded (None otherwise)."""
     requests = summary_counts.get("requests", 0)
     if not requests or summary_counts.get("requests_ok", 0):
         return None
-    return f"{requests}/{requests} requests failed: {cause(records) or 'error'}"
+    why = records.cause() if isinstance(records, FailureCauses) else cause(records)
+    return f"{requests}/{requests} requests failed: {why or 'error'}"
 
 
 class FirstFailures:
@@ -80,4 +100,4 @@ class FirstFailures:
                 self.stop()
 
 
-__all__ = ["DEFAULT_FIRST", "FirstFailures", "cause", "failure_note"]
+__all__ = ["DEFAULT_FIRST", "FailureCauses", "FirstFailures", "cause", "failure_note"]

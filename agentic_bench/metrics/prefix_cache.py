@@ -12,10 +12,11 @@ not say; vLLM needs ``--enable-prompt-tokens-details``).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.distribution import Distribution
 
 MAX_POSITIONS = 64  # positions beyond this are pooled into the last row
 
@@ -24,43 +25,79 @@ def _rate(cached: int, prompt: int) -> float | None:
     return cached / prompt if prompt > 0 else None
 
 
-def prefix_cache(llm: list[dict[str, Any]],
+class PrefixCacheTally:
+    """The ``prefix_cache`` block, fed LLM step records one at a time: sums, the (cached,
+    prompt) → count map of requests and of sessions, the rows by position, and the reporting
+    requests of sessions still running (ordered and counted when their session ends)."""
+
+    def __init__(self) -> None:
+        self.reporting = 0
+        self.cached = 0
+        self.prompt = 0
+        self.per_request: Counter[tuple[int, int]] = Counter()
+        self.per_session: Counter[tuple[int, int]] = Counter()
+        self.position: dict[int, list[int]] = {}  # position → requests, cached, prompt
+        self._running: dict[str, list[tuple[int, int, int]]] = {}  # (sent, cached, prompt)
+
+    def add_llm(self, r: dict[str, Any]) -> None:
+        """An LLM step record (counted when it succeeded and reports both token counts)."""
+        cached, prompt = r.get("cached_tokens"), r.get("input_tokens")
+        if r.get("status") != "ok" or not prompt or not isinstance(cached, int):
+            return
+        self.reporting += 1
+        self.cached += cached
+        self.prompt += prompt
+        self.per_request[(cached, prompt)] += 1
+        self._running.setdefault(str(r.get("session_id")), []).append(
+            (r.get("t_sent_ns", 0), cached, prompt))
+
+    def end_session(self, session_id: Any) -> None:
+        calls = self._running.pop(str(session_id), None)
+        if not calls:
+            return
+        calls.sort(key=lambda c: c[0])  # stable: calls sent at once keep their record order
+        for i, (_, cached, prompt) in enumerate(calls):
+            row = self.position.setdefault(min(i, MAX_POSITIONS), [0, 0, 0])
+            row[0] += 1
+            row[1] += cached
+            row[2] += prompt
+        self.per_session[(sum(c[1] for c in calls), sum(c[2] for c in calls))] += 1
+
+    def block(self, ceiling: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        for session_id in list(self._running):  # sessions with no session record
+            self.end_session(session_id)
+        if not self.reporting:
+            return None
+        per_request = Distribution(None)
+        for (cached, prompt), n in self.per_request.items():
+            per_request.add(cached / prompt, n)
+        per_session = Distribution(None)
+        for (cached, prompt), n in self.per_session.items():
+            rate = _rate(cached, prompt)
+            if rate is not None:
+                per_session.add(rate, n)
+        bound = {int(row["position"]): row.get("within_session")
+                 for row in (ceiling or {}).get("by_request_position") or []}
+        return {
+            "requests_reporting": self.reporting,
+            "prompt_tokens": self.prompt,
+            "cached_tokens": self.cached,
+            "hit_rate": _rate(self.cached, self.prompt),
+            "per_request_hit_rate": per_request.describe(),
+            "per_session_hit_rate": per_session.describe(),
+            "by_request_position": [
+                {"position": k, "requests": n, "hit_rate": _rate(c, p),
+                 **({"ceiling": bound[k]} if k in bound else {})}
+                for k, (n, c, p) in sorted(self.position.items())],
+        }
+
+
+def prefix_cache(llm: Iterable[dict[str, Any]],
                  ceiling: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The ``prefix_cache`` block from the run's LLM step records (in the order written).
     With the trace's ``prefix_ceiling`` (``workload.prefix_ceiling``), each position row also
     gets the within-session ceiling of that position (characters: an estimate beside tokens)."""
-    reporting = [r for r in llm if r.get("status") == "ok" and r.get("input_tokens")
-                 and isinstance(r.get("cached_tokens"), int)]
-    if not reporting:
-        return None
-    sessions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in reporting:
-        sessions[str(r.get("session_id"))].append(r)
-    position: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # requests, cached, prompt
-    per_session = []
-    for calls in sessions.values():
-        calls.sort(key=lambda r: r.get("t_sent_ns", 0))
-        for i, r in enumerate(calls):
-            row = position[min(i, MAX_POSITIONS)]
-            row[0] += 1
-            row[1] += r["cached_tokens"]
-            row[2] += r["input_tokens"]
-        per_session.append(_rate(sum(r["cached_tokens"] for r in calls),
-                                 sum(r["input_tokens"] for r in calls)))
-    cached = sum(r["cached_tokens"] for r in reporting)
-    prompt = sum(r["input_tokens"] for r in reporting)
-    bound = {int(row["position"]): row.get("within_session")
-             for row in (ceiling or {}).get("by_request_position") or []}
-    return {
-        "requests_reporting": len(reporting),
-        "prompt_tokens": prompt,
-        "cached_tokens": cached,
-        "hit_rate": _rate(cached, prompt),
-        "per_request_hit_rate": describe(r["cached_tokens"] / r["input_tokens"]
-                                         for r in reporting),
-        "per_session_hit_rate": describe(v for v in per_session if v is not None),
-        "by_request_position": [
-            {"position": k, "requests": n, "hit_rate": _rate(c, p),
-             **({"ceiling": bound[k]} if k in bound else {})}
-            for k, (n, c, p) in sorted(position.items())],
-    }
+    tally = PrefixCacheTally()
+    for r in llm:
+        tally.add_llm(r)
+    return tally.block(ceiling)

@@ -103,17 +103,37 @@ class ReadResult:
     truncated_lines: int
 
 
+@dataclass
+class RecordStream:
+    """``records.jsonl`` (or a gzip-compressed ``.gz`` copy) read line by line, one record at
+    a time, never the whole file at once; a torn line (power loss) is skipped and counted in
+    ``truncated_lines`` (by the last pass over the file)."""
+
+    path: Path
+    truncated_lines: int = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        self.truncated_lines = 0
+        for line in _lines(Path(self.path)):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                self.truncated_lines += 1
+                continue
+            yield record
+
+
+def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The records of ``path``, one at a time (torn lines skipped)."""
+    return iter(RecordStream(Path(path)))
+
+
 def read_records(path: str | Path) -> ReadResult:
-    """Read ``records.jsonl`` (or a gzip-compressed ``.gz`` copy); a torn last line (power
-    loss) is skipped and counted."""
-    records: list[dict[str, Any]] = []
-    bad = 0
-    for line in _lines(Path(path)):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            bad += 1
-    return ReadResult(records, bad)
+    """Read ``records.jsonl`` (or a gzip-compressed ``.gz`` copy) into a list; a torn last line
+    (power loss) is skipped and counted."""
+    stream = RecordStream(Path(path))
+    records = list(stream)
+    return ReadResult(records, stream.truncated_lines)
 
 
 def run_records_path(run_dir: str | Path) -> Path:

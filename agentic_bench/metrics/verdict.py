@@ -120,6 +120,11 @@ def _limit(slos: dict[str, float], metric: str) -> float | None:
     return min(found) if found else None
 
 
+def goodput_limits(slos: dict[str, float]) -> tuple[float | None, float | None, float | None]:
+    """The TTFT, TPOT and turn limits every request and turn of a goodput session must meet."""
+    return _limit(slos, "ttft"), _limit(slos, "tpot"), _limit(slos, "turn")
+
+
 def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any]],
                        slos: dict[str, float]) -> bool:
     """Per-session goodput test: every request and turn within the latency limits."""

@@ -82,6 +82,8 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
     body = [
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
         verdict_section(summary),
+        *([f'<p class="note">{esc(summary["report_sample"].get("note", ""))}</p>']
+          if isinstance(summary.get("report_sample"), dict) else []),
         cards_section(summary),
         summary_section(summary),
         trees_section(summary, records),
