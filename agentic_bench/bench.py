@@ -133,9 +133,8 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         keep = workload.score is not None or workload.write_artifacts is not None
         records: list[dict[str, Any]] | None = list(resumed.records) if keep else None
         tally = RunTally(slos, keep_tree_records=lanes is not None)
-        for record in resumed.records:
+        for record in resumed.records if records is None else records:  # read line by line
             tally.add(record)
-        resumed.records = []
         planned = (None if config.loadgen is not None else
                    LaneRunner(lanes, workload.source, _noop).planned_sessions()
                    if lanes is not None
@@ -255,7 +254,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         from agentic_bench.reporting.reporters import run_reporters
 
         if records is None:  # streamed back from the file (a sample of sessions in a long run)
-            records = read_report_records(out / "records.jsonl", every)
+            records, _ = read_report_records(out / "records.jsonl", every)
         _, warnings = run_reporters(out, summary, records)  # report.html and reporter plugins
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -20,8 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(namespace: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
     from agentic_bench.cli.tool_options import ReportOptions
+    from agentic_bench.metrics.records import run_records_path
     from agentic_bench.reporting.files import write_summary
     from agentic_bench.reporting.regenerate import load_run
+    from agentic_bench.reporting.report_sample import (
+        read_report_records,
+        sample_note,
+        sessions_every,
+    )
     from agentic_bench.reporting.reporters import run_reporters
 
     args = parse_command(ReportOptions, namespace.rest, "report")
@@ -30,7 +36,8 @@ def main(namespace: argparse.Namespace) -> int:
     if task is not None and hasattr(task, "rescore"):  # accuracy recomputed, not copied
         from agentic_bench.metrics.verdict import evaluate
 
-        accuracy = task.rescore(run.records, run.summary.get("accuracy"))
+        # a task's scorer reads whole records (accuracy runs are small): the list, read once
+        accuracy = task.rescore(list(run.records), run.summary.get("accuracy"))
         if accuracy is not None:
             run.summary["accuracy"] = accuracy
             run.summary["constraints"] = evaluate(run.summary, run.summary.get("slos") or {})
@@ -44,7 +51,7 @@ def main(namespace: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     write_summary(run.path, run.summary)
     if task is not None and hasattr(task, "write_artifacts"):
-        task.write_artifacts(run.path, run.summary, run.records)
+        task.write_artifacts(run.path, run.summary, list(run.records))
     shown = run.summary
     if args.session:
         from agentic_bench.errors import UsageError
@@ -54,12 +61,17 @@ def main(namespace: argparse.Namespace) -> int:
             raise UsageError(f"--session {args.session!r}: no such session in {run.path} "
                              f"(e.g. {', '.join(sorted(map(str, known))[:3])})")
         shown = {**run.summary, "waterfall_session": args.session}
-    files, warnings = run_reporters(run.path, shown, run.records)
+    # the report's records, read line by line (a sample of sessions in a long run)
+    every = sessions_every(int((run.summary.get("counts") or {}).get("requests") or 0))
+    if every > 1:
+        shown = {**shown, "report_sample": sample_note(every, run.summary["counts"]["requests"])}
+    records, read = read_report_records(run_records_path(run.path), every, args.session)
+    files, warnings = run_reporters(run.path, shown, records)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     names = ", ".join(p.name for p in files) or "no report"
     print(f"{run.path}: wrote summary.json, summary.txt and {names} "
-          f"({len(run.records):,} records); result {run.summary['result']}")
+          f"({read:,} records); result {run.summary['result']}")
     return 0
 
 

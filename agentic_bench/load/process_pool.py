@@ -10,28 +10,34 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing as mp
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from agentic_bench.load.shard_worker import ShardSpec, shard_process_main
 
+TAIL_CHUNK_BYTES = 8 << 20  # one read of a shard's file: a bounded batch, however far behind
+
 
 class RecordTail:
-    """Incrementally reads complete lines appended to a records file."""
+    """Incrementally reads complete lines appended to a records file, at most ``limit`` bytes
+    a read (:meth:`drain` reads on to the end, a bounded batch at a time)."""
 
     def __init__(self, path: Path, process: int) -> None:
         self.path = path
         self.process = process
         self.offset = 0
         self.partial = b""
+        self.last_bytes = 0
 
-    def read(self) -> list[dict[str, Any]]:
+    def read(self, limit: int | None = None) -> list[dict[str, Any]]:
+        self.last_bytes = 0
         if not self.path.exists():
             return []
         with open(self.path, "rb") as fh:
             fh.seek(self.offset)
-            data = fh.read()
+            data = fh.read() if limit is None else fh.read(limit)
+        self.last_bytes = len(data)
         self.offset += len(data)
         data = self.partial + data
         lines = data.split(b"\n")
@@ -43,6 +49,15 @@ class RecordTail:
                 rec["process"] = self.process
                 out.append(rec)
         return out
+
+    def drain(self, limit: int = TAIL_CHUNK_BYTES) -> Iterator[list[dict[str, Any]]]:
+        """Batches of what was appended since the last read, to the end of the file."""
+        while True:
+            batch = self.read(limit)
+            if batch:
+                yield batch
+            if self.last_bytes < limit:
+                return
 
 
 async def run_processes(specs: list[ShardSpec], on_records: Callable[[list[dict[str, Any]]], None],
@@ -61,8 +76,7 @@ async def run_processes(specs: list[ShardSpec], on_records: Callable[[list[dict[
             if stop.is_set():
                 mp_stop.set()
             for tail in tails:
-                batch = tail.read()
-                if batch:
+                for batch in tail.drain():
                     on_records(batch)
             while not results.empty():
                 reports.append(results.get())
@@ -76,8 +90,7 @@ async def run_processes(specs: list[ShardSpec], on_records: Callable[[list[dict[
             if proc.is_alive():
                 proc.kill()
     for tail in tails:
-        batch = tail.read()
-        if batch:
+        for batch in tail.drain():
             on_records(batch)
     missing = {s.shard for s in specs} - {r["shard"] for r in reports}
     reports += [{"shard": m, "failed": "worker process died without a report"} for m in missing]

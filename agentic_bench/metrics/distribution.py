@@ -5,9 +5,9 @@ A :class:`Distribution` counts each value at the metric's resolution — 1 µs f
 and ratios of integers. Its :meth:`describe` gives what :func:`~agentic_bench.metrics.
 percentiles.describe` gives over the same values, rounded to the resolution: count, mean,
 min, max and the percentiles by linear interpolation between closest ranks, all exact at that
-resolution (no sampling, no bins). Memory is one entry per distinct value: a latency range of
-a minute holds at most 60 million µs values, and a run's latencies cluster far tighter, so a
-run of any length keeps a few thousand to a few hundred thousand entries.
+resolution (no sampling, no bins). Memory follows the range of the values, not their number:
+8 bytes per µs up to the largest latency under a second, about 100 bytes per distinct value
+beyond it (at most 8 MB and 100 bytes per distinct slow value, per metric).
 """
 
 from __future__ import annotations
@@ -15,59 +15,88 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from array import array
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 
 from agentic_bench.metrics.percentiles import PERCENTILES, STAT_KEYS
 
 MICROSECOND_MS = 0.001  # 1 µs, in the ms unit latencies are recorded in
 _PER_MS = 1000  # µs per ms: a latency's key is its value in whole µs
+DENSE_US = 1 << 20  # latencies under ~1.05 s are counted in an array slot per µs
 
 
 class Distribution:
     """Values counted at a resolution: ``MICROSECOND_MS`` (ms values kept in whole µs) or
-    ``None`` (each value as it is)."""
+    ``None`` (each value as it is).
 
-    __slots__ = ("_counts", "_micro", "count")
+    A latency from 0 to :data:`DENSE_US` µs is counted in an array slot (8 bytes per µs of
+    the range the run reached, grown as it is reached); other values in a dict (about 100
+    bytes per distinct value), so memory follows the range of the values, not their number.
+    """
+
+    __slots__ = ("_dense", "_micro", "_sparse", "count")
 
     def __init__(self, resolution: float | None = MICROSECOND_MS) -> None:
         if resolution not in (MICROSECOND_MS, None):
             raise ValueError(f"resolution {resolution!r}: 1 µs (0.001 ms) or None (exact)")
         self._micro = resolution is not None
-        self._counts: dict[float, int] = {}
+        self._dense = array("Q")  # µs → count, for 0 <= µs < DENSE_US
+        self._sparse: dict[float, int] = {}
         self.count = 0
 
     def add(self, value: float, n: int = 1) -> None:
-        key: float = round(value * _PER_MS) if self._micro else value
-        self._counts[key] = self._counts.get(key, 0) + n
         self.count += n
+        if self._micro:
+            key = round(value * _PER_MS)
+            if 0 <= key < DENSE_US:
+                dense = self._dense
+                if key >= len(dense):
+                    grown = min(DENSE_US, max(key + 1, 2 * len(dense), 1024))
+                    dense.frombytes(bytes(dense.itemsize * (grown - len(dense))))
+                dense[key] += n
+                return
+            self._sparse[key] = self._sparse.get(key, 0) + n
+            return
+        self._sparse[value] = self._sparse.get(value, 0) + n
 
     def add_all(self, values: Iterable[float]) -> None:
         for value in values:
             self.add(value)
 
-    def merge(self, other: Distribution) -> None:
-        for key, n in other._counts.items():
-            self._counts[key] = self._counts.get(key, 0) + n
-        self.count += other.count
+    def distinct(self) -> int:
+        """How many distinct values are held."""
+        return sum(1 for n in self._dense if n) + len(self._sparse)
 
-    def __len__(self) -> int:
-        """Distinct values kept (the memory it holds), not the count of values."""
-        return len(self._counts)
+    def _items(self) -> list[tuple[float, int]]:
+        """(key, count) in ascending order of value."""
+        sparse = sorted(self._sparse.items())
+        if not self._dense:
+            return sparse
+        dense = [(key, n) for key, n in enumerate(self._dense) if n]
+        return [kv for kv in sparse if kv[0] < 0] + dense + [kv for kv in sparse if kv[0] >= 0]
+
+    def counts(self) -> list[tuple[float, int]]:
+        """(value at the resolution, how many times) in ascending order of value."""
+        return [(self._value(key), n) for key, n in self._items()]
 
     def _value(self, key: float) -> float:
         return key / _PER_MS if self._micro else key
 
     def total(self) -> float:
         """The sum of the values at the resolution, exact and then rounded once (as
-        ``math.fsum`` of them all)."""
-        return float(sum((Fraction(self._value(k)) * n for k, n in self._counts.items()),
-                         Fraction(0)))
+        ``math.fsum`` of them all): every value is a binary fraction, summed as integers over
+        their common power-of-two denominator."""
+        ratios = [(self._value(key).as_integer_ratio(), n) for key, n in self._items()]
+        if not ratios:
+            return 0.0
+        den = max(d for (_, d), _ in ratios)
+        return sum(num * (den // d) * n for (num, d), n in ratios) / den
 
     def _ranked(self) -> Callable[[int], float]:
         """The value at a 0-based rank of the sorted values."""
-        keys = sorted(self._counts)
-        ends = list(itertools.accumulate(self._counts[k] for k in keys))  # rank after each key
+        items = self._items()
+        keys = [key for key, _ in items]
+        ends = list(itertools.accumulate(n for _, n in items))  # rank after each key
 
         def at(rank: int) -> float:
             return self._value(keys[bisect.bisect_right(ends, rank)])
@@ -103,4 +132,4 @@ def _interpolate(at: Callable[[int], float], count: int, p: float) -> float:
     return low + (h - lo) * (at(hi) - low)
 
 
-__all__ = ["MICROSECOND_MS", "Distribution"]
+__all__ = ["DENSE_US", "MICROSECOND_MS", "Distribution"]

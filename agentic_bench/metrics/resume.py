@@ -11,20 +11,23 @@ Run durations add up over segments (``segment`` records).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.record_types import check_version
-from agentic_bench.metrics.records import encode_record, read_records
+from agentic_bench.metrics.records import RecordStream, encode_record
 
 COMPARED = ("load", "history", "think_time", "overrides", "endpoint", "model")
 
 
 @dataclass
 class ResumeState:
-    records: list[dict[str, Any]] = field(default_factory=list)
+    # the records kept, read back from the rewritten records.jsonl as a stream (each pass reads
+    # the file line by line again): a long run is never held whole
+    records: Iterable[dict[str, Any]] = ()
     done: set[int] = field(default_factory=set)
     previous_duration_s: float = 0.0
     truncated_lines: int = 0
@@ -45,8 +48,8 @@ def prepare_resume(out: Path, config: dict[str, Any],
         hint = (" (records.jsonl.gz is an archived copy: gunzip it to continue the run)"
                 if path.with_name("records.jsonl.gz").exists() else "")
         raise ConfigError(f"--resume {out}: no records.jsonl there to resume from{hint}")
-    read = read_records(path)
-    first = next((r for r in read.records if r.get("type") == "run"), None)
+    read = RecordStream(path)
+    first = next((r for r in read if r.get("type") == "run"), None)
     if first is None:
         raise ConfigError(f"--resume {out}: records.jsonl has no run record")
     try:
@@ -65,22 +68,24 @@ def prepare_resume(out: Path, config: dict[str, Any],
         raise ConfigError(f"--resume {out}: benchmark options differ from the interrupted run "
                           f"({changed}); resume with the same options")
     final = ("ok",) if retry_errors else ("ok", "error")
-    finished = {r["session_id"]: r["session_index"] for r in read.records
+    finished = {r["session_id"]: r["session_index"] for r in read
                 if r.get("type") == "session" and r.get("status") in final}
-    keep = [r for r in read.records
-            if r.get("type") in ("run", "segment") or r.get("session_id") in finished]
+    truncated = read.truncated_lines
     n = 1
     while (out / f"records.before-resume-{n}.jsonl").exists():
         n += 1
-    path.rename(out / f"records.before-resume-{n}.jsonl")
+    before = out / f"records.before-resume-{n}.jsonl"
+    path.rename(before)
+    previous_duration_s = 0.0
     with open(path, "wb") as fh:
-        for r in keep:
-            fh.write(encode_record(r))
+        for r in RecordStream(before):  # line by line: the kept records, rewritten
+            if r.get("type") in ("run", "segment") or r.get("session_id") in finished:
+                fh.write(encode_record(r))
+                if r.get("type") == "segment":
+                    previous_duration_s += r.get("duration_s", 0.0)
     return ResumeState(
-        records=keep, done=set(finished.values()),
-        previous_duration_s=sum(r.get("duration_s", 0.0) for r in keep
-                                if r.get("type") == "segment"),
-        truncated_lines=read.truncated_lines)
+        records=RecordStream(path), done=set(finished.values()),
+        previous_duration_s=previous_duration_s, truncated_lines=truncated)
 
 
 def _compare_options(out: Path, then: dict[str, Any], now: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,7 +116,7 @@ def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]
 class CompareRun:
     name: str
     summary: dict[str, Any]
-    records: list[dict[str, Any]]
+    records: Iterable[dict[str, Any]]  # a stream of records.jsonl, or a list
 
 
 # where a run was written and how it was watched: not what it measured
@@ -136,7 +136,7 @@ def option_differences(options: Sequence[dict[str, Any] | None]
             for key in keys if len({json.dumps(o.get(key), sort_keys=True) for o in known}) > 1]
 
 
-def run_options(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def run_options(records: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     """The run record's ``options`` (None for a run written before record version 2)."""
     options = run_record(records).get("options")
     return options if isinstance(options, dict) and options else None

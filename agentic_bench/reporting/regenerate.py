@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.record_types import check_version
-from agentic_bench.metrics.records import read_records, run_records_path
+from agentic_bench.metrics.records import RecordStream, run_records_path
 
 Record = dict[str, Any]
 
@@ -30,7 +30,9 @@ Record = dict[str, Any]
 class RunData:
     path: Path
     summary: dict[str, Any]
-    records: list[Record]
+    # the run's records: records.jsonl read line by line on each pass (a RecordStream), never
+    # held whole; [] when the folder has none
+    records: Iterable[Record]
     notes: list[str] = field(default_factory=list)
 
 
@@ -39,14 +41,15 @@ def _base_keys() -> set[str]:
     return set(summarize([], RunInfo(benchmark="-", complete=True, duration_s=1.0)))
 
 
-def run_record(records: Sequence[Record]) -> Record:
+def run_record(records: Iterable[Record]) -> Record:
     return next((r for r in records if r.get("type") == "run"), {})
 
 
-def regenerate_summary(records: Sequence[Record], previous: dict[str, Any] | None,
+def regenerate_summary(records: Iterable[Record], previous: dict[str, Any] | None,
                        truncated_lines: int = 0) -> tuple[dict[str, Any], list[str]]:
-    """Summary of ``records``; ``previous`` (the run's summary.json) supplies the run facts
-    records do not hold. Returns the summary and notes on anything that had to be derived."""
+    """Summary of ``records`` (a list, or a stream each pass reads again); ``previous`` (the
+    run's summary.json) supplies the run facts records do not hold. Returns the summary and
+    notes on anything that had to be derived."""
     run = run_record(records)
     if previous is not None:
         base = _base_keys()
@@ -67,14 +70,28 @@ def regenerate_summary(records: Sequence[Record], previous: dict[str, Any] | Non
     return _from_records_only(records, run, truncated_lines)
 
 
-def _from_records_only(records: Sequence[Record], run: Record,
+def _from_records_only(records: Iterable[Record], run: Record,
                        truncated_lines: int) -> tuple[dict[str, Any], list[str]]:
-    steps = [r for r in records if r.get("type") == "step"]
-    segments = [r for r in records if r.get("type") == "segment"]
+    segments: list[Record] = []
+    done: set[Any] = set()
+    started: set[Any] = set()
+    first_sent: int | None = None
+    last_end: int | None = None
+    for r in records:  # one pass: the few facts the run's duration and completeness need
+        rtype = r.get("type")
+        if rtype == "segment":
+            segments.append(r)
+        elif rtype == "session":
+            done.add(r.get("session_id"))
+        elif rtype == "step":
+            started.add(r.get("session_id"))
+            if r.get("t_sent_ns") is not None:
+                first_sent = r["t_sent_ns"] if first_sent is None else min(first_sent,
+                                                                           r["t_sent_ns"])
+            if r.get("t_end_ns") is not None:
+                last_end = r["t_end_ns"] if last_end is None else max(last_end, r["t_end_ns"])
     config = dict(run.get("config") or {})
     load = config.get("load") or {}
-    done = {r.get("session_id") for r in records if r.get("type") == "session"}
-    started = {r.get("session_id") for r in steps}
     planned = load.get("sessions")
     complete = started <= done and (planned is None or len(done) >= planned)
     if segments:
@@ -83,9 +100,8 @@ def _from_records_only(records: Sequence[Record], run: Record,
         complete = complete and stop_reason != "interrupted"
         how = f"duration from the records' segment lines: {duration:.3f} s"
     else:
-        sent = [r["t_sent_ns"] for r in steps if r.get("t_sent_ns") is not None]
-        ended = [r["t_end_ns"] for r in steps if r.get("t_end_ns") is not None]
-        duration = (max(ended) - min(sent)) / 1e9 if sent and ended else 0.0
+        duration = ((last_end - first_sent) / 1e9 if first_sent is not None
+                    and last_end is not None else 0.0)
         stop_reason = "unknown"
         how = (f"duration derived from the records (first request sent → last step ended: "
                f"{duration:.3f} s), so throughput may differ slightly from the run's own")
@@ -131,25 +147,29 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
         raise UsageError(f"{run_dir}: not a directory")
     records_path = run_records_path(run_dir)
     previous, notes = _read_summary(run_dir / "summary.json")
-    records: list[Record] = []
-    truncated = 0
+    rebuild = regenerate or previous is None
+    records: Iterable[Record] = []
     if records_path.exists():
-        result = read_records(records_path)
-        records, truncated = result.records, result.truncated_lines
+        stream = RecordStream(records_path)  # each pass reads the file line by line
+        records = stream
         try:
-            check_version(records)
+            check_version(stream)
         except ValueError as exc:
             raise UsageError(f"{records_path}: {exc}") from None
-        if not records and (regenerate or previous is None):
+        if rebuild and next(iter(stream), None) is None:
             raise UsageError(f"{records_path}: no records in the file")
-        if truncated:
-            notes.append(f"{records_path}: skipped {truncated} unreadable line(s)")
-    elif regenerate or previous is None:
+        if rebuild:  # the summary's pass counts the unreadable lines
+            summary, more = regenerate_summary(stream, previous)
+            summary["harness"]["truncated_record_lines"] = stream.truncated_lines
+        else:
+            summary, more = dict(previous or {}), []
+            for _ in stream:  # count the unreadable lines, one line at a time
+                pass
+        if stream.truncated_lines:
+            notes.append(f"{records_path}: skipped {stream.truncated_lines} unreadable line(s)")
+        return RunData(run_dir, summary, records, notes + more)
+    if rebuild or previous is None:
         raise UsageError(f"{run_dir}: no records.jsonl (is this a run output directory? "
                          "runs write records.jsonl, summary.json and summary.txt to --out DIR)")
-    else:
-        notes.append(f"{run_dir}: no records.jsonl; distributions are not available")
-    if regenerate or previous is None:
-        summary, more = regenerate_summary(records, previous, truncated)
-        return RunData(run_dir, summary, records, notes + more)
+    notes.append(f"{run_dir}: no records.jsonl; distributions are not available")
     return RunData(run_dir, previous, records, notes)

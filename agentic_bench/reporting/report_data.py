@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentic_bench.metrics.declarations import latency_values as declared_values
+from agentic_bench.metrics.declarations import latency_metrics
 from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting.svg_axes import nice_step
 
@@ -32,12 +32,25 @@ def llm_steps(records: Iterable[Record]) -> list[Record]:
     return [r for r in _steps(records) if r.get("kind") == "llm"]
 
 
-def latency_values(records: Sequence[Record]) -> dict[str, list[float]]:
-    """Values behind each declared latency metric of summary.json, in milliseconds."""
-    ok = [r for r in llm_steps(records) if r.get("status") == "ok"]
-    turns = [r for r in records if r.get("type") == "turn" and r.get("status") == "ok"]
-    sessions = [r for r in records if r.get("type") == "session" and r.get("status") == "ok"]
-    return declared_values(ok, turns, sessions)
+def latency_values(records: Iterable[Record]) -> dict[str, list[float]]:
+    """Values behind each declared latency metric of summary.json, in milliseconds (ok LLM
+    steps, turns and sessions), in one pass: a stream of records is read once, and only the
+    values are kept."""
+    decls = latency_metrics()
+    out: dict[str, list[float]] = {d.name: [] for d in decls}
+    fields = {src: [(d.field, out[d.name]) for d in decls if d.source == src]
+              for src in ("step", "turn", "session")}
+    for r in records:
+        rtype = r.get("type")
+        if r.get("status") != "ok" or (rtype == "step" and r.get("kind") != "llm"):
+            continue
+        for name, values in fields.get(str(rtype), ()):
+            value = r.get(name)
+            if isinstance(value, list | tuple):
+                values.extend(value)
+            elif value is not None:
+                values.append(value)
+    return out
 
 
 def cdf_points(values: Iterable[float], max_points: int = CDF_POINTS) -> list[Point]:

@@ -26,16 +26,25 @@ def sessions_every(requests: int, limit: int = REPORT_MAX_REQUESTS) -> int:
     return max(1, math.ceil(requests / limit))
 
 
-def in_sample(record: dict[str, Any], every: int) -> bool:
+def in_sample(record: dict[str, Any], every: int, session: str | None = None) -> bool:
+    """Whether the record is drawn: 1 session in ``every`` (and ``session``, the one whose
+    waterfall was asked for), every record of no session."""
     session_id = record.get("session_id")
-    if every == 1 or session_id is None:
+    if every == 1 or session_id is None or session_id == session:
         return True
     return zlib.crc32(str(session_id).encode()) % every == 0
 
 
-def read_report_records(path: Path, every: int) -> list[dict[str, Any]]:
-    """The records of 1 session in ``every`` (and every record of no session), streamed."""
-    return [r for r in iter_records(path) if in_sample(r, every)]
+def read_report_records(path: Path, every: int, session: str | None = None
+                        ) -> tuple[list[dict[str, Any]], int]:
+    """The records drawn (:func:`in_sample`), streamed from ``path``, and how many it holds."""
+    drawn: list[dict[str, Any]] = []
+    seen = 0
+    for record in iter_records(path):
+        seen += 1
+        if in_sample(record, every, session):
+            drawn.append(record)
+    return drawn, seen
 
 
 def sample_note(every: int, requests: int) -> dict[str, Any]:
