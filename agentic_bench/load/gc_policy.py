@@ -1,11 +1,14 @@
 """The garbage collector during a measured run: no full collection over what is already kept.
 
-A run keeps its records in memory (the summary and the accuracy are computed from them), so the
-heap grows with the run, and Python's generation-2 collection walks all of it while streams are
-in flight: 16–17 ms pauses at 1,708 requests and 25–26 ms at 6,828, measured
+A run used to keep its records in memory, so the heap grew with the run, and Python's
+generation-2 collection walked all of it while streams were in flight: 16–17 ms pauses at 1,708
+requests and 25–26 ms at 6,828, measured
 (``benchmarks/agentic_replay_precision.py --gc-log --python-gc``, docs/performance.md), longer
 as the run grows. Every stream whose first token arrives during the pause
-carries it into its TTFT.
+carries it into its TTFT. Since #33 a run keeps a tally instead (metrics/tally.py: counts and
+value→count maps, mostly arrays and dicts of integers that the collector does not track), and
+only a task that scores whole records (a small accuracy run) still holds them; the policy
+stays, as the trace, the transport and whatever a session leaves behind need no rescanning.
 
 The policy: freeze before the first request (the trace, the transport, the imported modules),
 and freeze again each time a session ends (:func:`settle`), so finished sessions' records are

@@ -76,3 +76,21 @@ def test_records_of_a_newer_version_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(newer) + "\n" + session + "\n")
     with pytest.raises(ConfigError, match="written by a newer agentic-bench"):
         prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
+
+
+def test_resume_rewrites_the_kept_records_as_a_stream(tmp_path: Path) -> None:
+    """#33: the kept records are rewritten line by line and handed back as a stream of the new
+    file, not a list; a cancelled session's records and a torn line are set aside."""
+    write_run(tmp_path, None)
+    with (tmp_path / "records.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "step", "session_id": "a#0", "status": "ok"}) + "\n")
+        fh.write(json.dumps({"type": "step", "session_id": "b#0", "status": "ok"}) + "\n")
+        fh.write(json.dumps({"type": "segment", "duration_s": 2.5}) + "\n")
+        fh.write('{"type": "step", "torn')
+    state = prepare_resume(tmp_path, CONFIG, {"benchmark": "agentic-edge"})
+    assert not isinstance(state.records, list)
+    kept = list(state.records)
+    assert [r["type"] for r in kept] == ["run", "session", "step", "segment"]
+    assert all(r.get("session_id") in (None, "a#0") for r in kept)
+    assert state.previous_duration_s == 2.5 and state.truncated_lines == 1
+    assert (tmp_path / "records.before-resume-1.jsonl").exists()
