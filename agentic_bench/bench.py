@@ -132,7 +132,7 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         # scores or writes artifacts from whole records (small accuracy runs) keeps those too
         keep = workload.score is not None or workload.write_artifacts is not None
         records: list[dict[str, Any]] | None = list(resumed.records) if keep else None
-        tally = RunTally(slos, keep_tree_records=lanes is not None)
+        tally = RunTally(slos)
         for record in resumed.records if records is None else records:  # read line by line
             tally.add(record)
         planned = (None if config.loadgen is not None else

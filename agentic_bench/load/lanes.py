@@ -29,7 +29,6 @@ from agentic_bench.contracts import (
     Execute,
     LaneStart,
     RecordSink,
-    SessionOutcome,
     SessionSource,
     SessionTicket,
 )
@@ -52,7 +51,6 @@ class LaneStats(RunStats):
     starved: int = 0  # lanes that asked for a tree and found none before the end
     unfilled: int = 0  # lanes that never held a tree
     passes: Counter[int] = field(default_factory=Counter)
-    outcomes: list[SessionOutcome] = field(default_factory=list)
 
 
 class LaneRunner:
@@ -122,7 +120,6 @@ class LaneRunner:
             self.stats.busy_ns[lane] += perf_counter_ns() - began
         self.stats.completed += 1
         self.stats.errors += outcome.errors
-        self.stats.outcomes.append(outcome)
 
     async def _lane(self, lane: int, first: tuple[int, Session, float] | None) -> None:
         current = first

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
@@ -37,7 +37,6 @@ class RunStats:
     t_start_ns: int = 0
     t_end_ns: int = 0
     start_skew_ns: int = 0
-    outcomes: list[SessionOutcome] = field(default_factory=list)
 
 
 class LoadRunner:
@@ -100,7 +99,6 @@ class LoadRunner:
                 slot.release()
         self.stats.completed += 1
         self.stats.errors += outcome.errors
-        self.stats.outcomes.append(outcome)
         if self.on_done:
             self.on_done(outcome, self.stats)
 

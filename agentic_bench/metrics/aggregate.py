@@ -11,7 +11,6 @@ from agentic_bench.metrics.declarations import LATENCY
 from agentic_bench.metrics.early_stop import failure_note
 from agentic_bench.metrics.fanout import fanout_block
 from agentic_bench.metrics.tally import RunTally
-from agentic_bench.metrics.trees import trees_block
 from agentic_bench.metrics.verdict import evaluate
 
 SUMMARY_SCHEMA = "agentic-bench/summary"
@@ -39,7 +38,7 @@ class RunInfo:
 def summarize(records: Iterable[dict[str, Any]], run: RunInfo) -> dict[str, Any]:
     """The summary of ``records`` (a list, or a stream read line by line): each record is
     counted once into a :class:`~agentic_bench.metrics.tally.RunTally`, then summarised."""
-    tally = RunTally(run.slos, keep_tree_records=True)
+    tally = RunTally(run.slos)
     for rec in records:
         tally.add(rec)
     return summary_of(tally, run)
@@ -114,8 +113,7 @@ def summary_of(tally: RunTally, run: RunInfo) -> dict[str, Any]:
     summary["load"] = tally.load.block(run.extra.get("scenario") or {},
                                        lanes["lanes"] if isinstance(lanes, dict) else None)
     if tally.lanes_seen or tally.has_prompt_targets:
-        summary["trees"] = trees_block(tally.llm, tally.sessions, tally.kept,
-                                       int((run.config or {}).get("gpus") or 1))
+        summary["trees"] = tally.trees.block(tally.kept, int((run.config or {}).get("gpus") or 1))
         rules = run.extra.get("agentx")
         if rules:
             summary["agentx"] = rules

@@ -10,9 +10,8 @@ flight, plus 16 bytes per request and per session (the intervals whose peak over
 ``load`` block reports) — not with the records.
 
 Kept whole: the few records of the run's own types (``run``, ``segment``, ``lanes``) and the
-fan-out records (``fanout``, ``branch``, ``join``, one per subagent); with
-``keep_tree_records`` (a run over agent trees: ``trees_block`` reads them), its LLM step and
-session records as well.
+fan-out records (``fanout``, ``branch``, ``join``: one per subagent, what the ``fanout`` block
+and the trees' subagent figures read).
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from agentic_bench.metrics.early_stop import FailureCauses
 from agentic_bench.metrics.interactivity import InteractivityTally
 from agentic_bench.metrics.load_reached import LoadTally
 from agentic_bench.metrics.prefix_cache import PrefixCacheTally
+from agentic_bench.metrics.trees import TreesTally
 from agentic_bench.metrics.verdict import goodput_limits
 
 KEPT_TYPES = frozenset({"run", "segment", "lanes", "fanout", "branch", "join"})
@@ -66,8 +66,7 @@ class RoleTally:
 class RunTally:
     """Every figure ``summarize`` needs, fed one record at a time (see the module's doc)."""
 
-    def __init__(self, slos: dict[str, float] | None = None, *,
-                 keep_tree_records: bool = False, phases: bool = True) -> None:
+    def __init__(self, slos: dict[str, float] | None = None, *, phases: bool = True) -> None:
         self.metrics = [(d, _distribution(d.unit)) for d in latency_metrics()]
         self._by_source = {src: [(d.field, dist) for d, dist in self.metrics
                                  if d.source == src] for src in ("step", "turn", "session")}
@@ -89,9 +88,7 @@ class RunTally:
         self.failures = FailureCauses()
         self.roles: dict[str, RoleTally] = {}
         self.kept: list[dict[str, Any]] = []  # KEPT_TYPES records
-        self.keep_tree_records = keep_tree_records
-        self.llm: list[dict[str, Any]] = []  # only with keep_tree_records
-        self.sessions: list[dict[str, Any]] = []  # only with keep_tree_records
+        self.trees = TreesTally()
         self.has_prompt_targets = False
         self.lanes_seen = False
         self.phases: dict[str, RunTally] | None = {} if phases else None
@@ -163,8 +160,7 @@ class RunTally:
             role.add(r, ok)
         if "prompt_tokens_target" in r:
             self.has_prompt_targets = True
-        if self.keep_tree_records:
-            self.llm.append(r)
+        self.trees.add_llm(r)
 
     def _turn(self, t: dict[str, Any]) -> None:
         self.tool_calls[0] += t.get("unmatched_tool_calls", 0)
@@ -191,8 +187,7 @@ class RunTally:
         self.interactivity.add_session(s)
         self.prefix_cache.end_session(s.get("session_id"))
         self.load.add_session(s)
-        if self.keep_tree_records:
-            self.sessions.append(s)
+        self.trees.add_session(s)
 
     def _add_values(self, source: str, rec: dict[str, Any]) -> None:
         for name, dist in self._by_source[source]:

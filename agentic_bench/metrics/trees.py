@@ -27,110 +27,158 @@ aggregation/request_metrics.py`` and the InferenceX app define them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentic_bench.metrics.percentiles import describe, percentile
+from agentic_bench.metrics.distribution import Distribution
+from agentic_bench.metrics.percentiles import describe
 
 STATS = ("mean", "p50", "p75", "p90", "p95", "p99")
 
 
-def _stats(values: list[float]) -> dict[str, float | None]:
-    data = sorted(values)
-    if not data:
+def _stats(itl: Distribution) -> dict[str, float | None]:
+    if not itl.count:
         return {k: None for k in ("count", *STATS)}
-    out: dict[str, Any] = {"count": len(data), "mean": sum(data) / len(data)}
+    out: dict[str, Any] = {"count": itl.count, "mean": itl.total() / itl.count}
     for p in (50, 75, 90, 95, 99):
-        out[f"p{p}"] = percentile(data, p)
+        out[f"p{p}"] = itl.percentile(p)
     return out
 
 
-def _window_s(ok: Sequence[dict[str, Any]]) -> float:
-    if not ok:
-        return 0.0
-    return float(max(r["t_end_ns"] for r in ok) - min(r["t_sent_ns"] for r in ok)) / 1e9
+class TreesTally:
+    """What :func:`trees_block` needs, fed the measured LLM step and session records one at a
+    time (warm-up left out): sums, counts and distributions (latencies at 1 µs), no record."""
+
+    def __init__(self) -> None:
+        self.requests = self.requests_ok = self.errors = self.overflow = 0
+        self.itl = Distribution()
+        self.first_sent: int | None = None
+        self.last_end: int | None = None
+        self.input_tokens = self.output_tokens = self.hit = self.blocks = 0
+        self.cached_requests = self.cached = self.cached_prompt = 0
+        self.targets = self.synthesized_exact = self.shorter = 0
+        self.server_minus_target = Distribution(None)
+        self.sessions = self.partial = self.done = self.stopped = 0
+        self.completion = Distribution()
+        self.requests_per_tree = Distribution(None)
+
+    def add_llm(self, r: dict[str, Any]) -> None:
+        self.requests += 1
+        self.overflow += bool(r.get("context_overflow"))
+        if r.get("status") != "ok":
+            self.errors += 1
+            return
+        self.requests_ok += 1
+        out = r.get("output_tokens") or 0
+        if r.get("tpot_ms") and out >= 2:
+            self.itl.add(r["tpot_ms"])
+        sent, end = r.get("t_sent_ns"), r.get("t_end_ns")
+        if sent is not None:
+            self.first_sent = sent if self.first_sent is None else min(self.first_sent, sent)
+        if end is not None:
+            self.last_end = end if self.last_end is None else max(self.last_end, end)
+        server = r.get("input_tokens")
+        self.input_tokens += int(server if server is not None
+                                 else (r.get("prompt_tokens_target") or 0))
+        self.output_tokens += out
+        self.hit += r.get("prefix_hit_blocks") or 0
+        self.blocks += r.get("prefix_blocks") or 0
+        if isinstance(r.get("cached_tokens"), int) and server:
+            self.cached_requests += 1
+            self.cached += r["cached_tokens"]
+            self.cached_prompt += server
+        target = r.get("prompt_tokens_target")
+        if target is not None:
+            self.targets += 1
+            self.synthesized_exact += r.get("prompt_tokens_synth") == target
+            if server is not None:
+                self.server_minus_target.add(server - target)
+        wanted = r.get("output_tokens_target")
+        self.shorter += wanted is not None and out < max(1, wanted)
+
+    def add_session(self, s: dict[str, Any]) -> None:
+        self.sessions += 1
+        self.stopped += s.get("status") == "stopped"
+        self.requests_per_tree.add(float(s.get("requests", 0)))
+        if s.get("partial"):
+            self.partial += 1
+        elif s.get("status") == "ok":
+            self.done += 1
+            self.completion.add(s["latency_ms"])
+
+    def block(self, records: Sequence[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
+        """The ``trees`` block; ``records``: the run's ``branch``, ``join`` and ``lanes``."""
+        itl_stats = _stats(self.itl)
+        interactivity = {k: (1000.0 / v if v else None) for k, v in itl_stats.items()
+                         if k != "count"}
+        window = (float(self.last_end - self.first_sent) / 1e9
+                  if self.first_sent is not None and self.last_end is not None else 0.0)
+        inp, out = self.input_tokens, self.output_tokens
+        rates = {"input_tokens_per_s": inp / window if window else None,
+                 "output_tokens_per_s": out / window if window else None,
+                 "total_tokens_per_s": (inp + out) / window if window else None}
+        return {
+            "requests": self.requests, "requests_ok": self.requests_ok, "gpus": gpus,
+            "full_response_itl_ms": itl_stats,
+            "interactivity": interactivity,
+            "throughput": {"window_s": window, "input_tokens": inp, "output_tokens": out,
+                           **rates,
+                           "per_gpu": {k: (v / gpus if v is not None else None)
+                                       for k, v in rates.items()}},
+            "prefix_hit": {
+                "theoretical": self.hit / self.blocks if self.blocks else None,
+                "theoretical_blocks": self.blocks,
+                "observed": (self.cached / self.cached_prompt) if self.cached_requests
+                else None,
+                "observed_requests": self.cached_requests},
+            "prompt_tokens": {
+                "requests": self.targets,
+                "synthesized_exact": self.synthesized_exact,
+                "server_minus_target": self.server_minus_target.describe(),
+                "note": "server usage.prompt_tokens minus the recorded input: chat-template and "
+                        "cache-bust marker tokens (and any tokenizer mismatch)"},
+            "replies": {"shorter_than_recorded": self.shorter, "of": self.targets},
+            "context_overflow": {"count": self.overflow, "responses": self.requests,
+                                 "rate": self.overflow / self.requests if self.requests
+                                 else 0.0},
+            "error_rate": self.errors / self.requests_ok if self.requests_ok
+            else (1.0 if self.errors else 0.0),
+            "trees": self._tree_view(records),
+        }
+
+    def _tree_view(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        branches = [r for r in records if r.get("type") == "branch" and r.get("spawned")]
+        joins = [r for r in records if r.get("type") == "join"]
+        lanes = next((r for r in records if r.get("type") == "lanes"), None)
+        out: dict[str, Any] = {
+            "started": self.sessions, "mid_trajectory": self.partial,
+            "whole": self.sessions - self.partial, "whole_completed": self.done,
+            "stopped": self.stopped,
+            "completion_ms": self.completion.describe(),
+            "requests_per_tree": self.requests_per_tree.describe(),
+            "subagents": {"count": len(branches),
+                          "completed": sum(1 for b in branches if b.get("status") == "ok"),
+                          "latency_ms": describe(b["latency_ms"] for b in branches
+                                                 if b.get("status") == "ok"
+                                                 and not b.get("partial"))},
+            "join_wait_ms": describe(j["wait_ms"] for j in joins),
+        }
+        if lanes is not None:
+            out["lanes"] = {k: lanes.get(k) for k in (
+                "lanes", "occupancy", "unfilled", "starved", "trees_started", "wrapped",
+                "warmup_s", "warmup_requests", "measured_s", "jumps", "skipped_s",
+                "idle_gap_cap_s")}
+        return out
 
 
-def trees_block(llm: Sequence[dict[str, Any]], sessions: Sequence[dict[str, Any]],
+def trees_block(llm: Iterable[dict[str, Any]], sessions: Iterable[dict[str, Any]],
                 records: Sequence[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
-    ok = [r for r in llm if r.get("status") == "ok"]
-    itl = [r["tpot_ms"] for r in ok if r.get("tpot_ms") and (r.get("output_tokens") or 0) >= 2]
-    itl_stats = _stats(itl)
-    interactivity = {k: (1000.0 / v if v else None) for k, v in itl_stats.items()
-                     if k != "count"}
-    window = _window_s(ok)
-
-    def tokens(r: dict[str, Any], server: str, recorded: str) -> int:
-        value = r.get(server)
-        return int(value if value is not None else (r.get(recorded) or 0))
-
-    inp = sum(tokens(r, "input_tokens", "prompt_tokens_target") for r in ok)
-    out = sum(r.get("output_tokens") or 0 for r in ok)
-    rates = {"input_tokens_per_s": inp / window if window else None,
-             "output_tokens_per_s": out / window if window else None,
-             "total_tokens_per_s": (inp + out) / window if window else None}
-    hit = sum(r.get("prefix_hit_blocks") or 0 for r in ok)
-    blocks = sum(r.get("prefix_blocks") or 0 for r in ok)
-    cached = [r for r in ok if isinstance(r.get("cached_tokens"), int) and r.get("input_tokens")]
-    targets = [r for r in ok if r.get("prompt_tokens_target") is not None]
-    overflow = sum(1 for r in llm if r.get("context_overflow"))
-    errors = sum(1 for r in llm if r.get("status") != "ok")
-    shorter = [r for r in ok if r.get("output_tokens_target") is not None
-               and (r.get("output_tokens") or 0) < max(1, r["output_tokens_target"])]
-    return {
-        "requests": len(llm), "requests_ok": len(ok), "gpus": gpus,
-        "full_response_itl_ms": itl_stats,
-        "interactivity": interactivity,
-        "throughput": {"window_s": window, "input_tokens": inp, "output_tokens": out, **rates,
-                       "per_gpu": {k: (v / gpus if v is not None else None)
-                                   for k, v in rates.items()}},
-        "prefix_hit": {
-            "theoretical": hit / blocks if blocks else None, "theoretical_blocks": blocks,
-            "observed": (sum(r["cached_tokens"] for r in cached)
-                         / sum(r["input_tokens"] for r in cached)) if cached else None,
-            "observed_requests": len(cached)},
-        "prompt_tokens": {
-            "requests": len(targets),
-            "synthesized_exact": sum(1 for r in targets
-                                     if r.get("prompt_tokens_synth") == r["prompt_tokens_target"]),
-            "server_minus_target": describe(r["input_tokens"] - r["prompt_tokens_target"]
-                                            for r in targets if r.get("input_tokens") is not None),
-            "note": "server usage.prompt_tokens minus the recorded input: chat-template and "
-                    "cache-bust marker tokens (and any tokenizer mismatch)"},
-        "replies": {"shorter_than_recorded": len(shorter), "of": len(targets)},
-        "context_overflow": {"count": overflow, "responses": len(llm),
-                             "rate": overflow / len(llm) if llm else 0.0},
-        "error_rate": errors / len(ok) if ok else (1.0 if errors else 0.0),
-        "trees": _tree_view(sessions, records),
-    }
-
-
-def _tree_view(sessions: Sequence[dict[str, Any]], records: Sequence[dict[str, Any]]
-               ) -> dict[str, Any]:
-    whole = [s for s in sessions if not s.get("partial")]
-    done = [s for s in whole if s.get("status") == "ok"]
-    branches = [r for r in records if r.get("type") == "branch" and r.get("spawned")]
-    joins = [r for r in records if r.get("type") == "join"]
-    lanes = next((r for r in records if r.get("type") == "lanes"), None)
-    out: dict[str, Any] = {
-        "started": len(sessions), "mid_trajectory": len(sessions) - len(whole),
-        "whole": len(whole), "whole_completed": len(done),
-        "stopped": sum(1 for s in sessions if s.get("status") == "stopped"),
-        "completion_ms": describe(s["latency_ms"] for s in done),
-        "requests_per_tree": describe(float(s.get("requests", 0)) for s in sessions),
-        "subagents": {"count": len(branches),
-                      "completed": sum(1 for b in branches if b.get("status") == "ok"),
-                      "latency_ms": describe(b["latency_ms"] for b in branches
-                                             if b.get("status") == "ok"
-                                             and not b.get("partial"))},
-        "join_wait_ms": describe(j["wait_ms"] for j in joins),
-    }
-    if lanes is not None:
-        out["lanes"] = {k: lanes.get(k) for k in (
-            "lanes", "occupancy", "unfilled", "starved", "trees_started", "wrapped",
-            "warmup_s", "warmup_requests", "measured_s", "jumps", "skipped_s",
-            "idle_gap_cap_s")}
-    return out
+    tally = TreesTally()
+    for r in llm:
+        tally.add_llm(r)
+    for s in sessions:
+        tally.add_session(s)
+    return tally.block(records, gpus)
 
 
 def agentx_rows(summary: dict[str, Any], rules: dict[str, Any]) -> list[dict[str, Any]]:
@@ -169,4 +217,4 @@ def agentx_rows(summary: dict[str, Any], rules: dict[str, Any]) -> list[dict[str
     return rows
 
 
-__all__ = ["STATS", "agentx_rows", "trees_block"]
+__all__ = ["STATS", "TreesTally", "agentx_rows", "trees_block"]

@@ -58,7 +58,6 @@ def test_the_tally_keeps_no_step_turn_or_session_record() -> None:
     for record in run_records(2000):
         tally.add(record)
     assert [r["type"] for r in tally.kept] == ["run", "segment"]
-    assert tally.llm == [] and tally.sessions == []
     assert not tally.interactivity._running and not tally.prefix_cache._running
     assert not tally._violated  # every session ended: nothing of it is left
     refs = sys.getrefcount  # the records fed are not referenced by the tally
