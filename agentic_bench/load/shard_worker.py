@@ -20,7 +20,7 @@ from typing import Any
 
 from agentic_bench.contracts import ExecContext, Workload
 from agentic_bench.load.runner import LoadRunner
-from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.distribution import Distribution
 from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.replay import ReplayOptions
@@ -66,7 +66,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     streams = max(1, (spec.load.concurrency or 1) // spec.shards)
     await client.warm_up(min(streams, 256))
     writer = RecordWriter(Path(spec.records_path)).open()
-    lags: list[float] = []
+    lags = Distribution()  # the shard's schedule lag at 1 µs, not a list of every request's
     counts = {"requests": 0, "errors": 0}
 
     def sink(rec: dict[str, Any]) -> None:
@@ -74,7 +74,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
         if rec.get("type") == "step" and rec.get("kind") == "llm" and rec["status"] != "retried":
             counts["requests"] += 1
             counts["errors"] += rec["status"] != "ok"
-            lags.append(rec.get("schedule_lag_ms", 0.0))
+            lags.add(rec.get("schedule_lag_ms", 0.0))
 
     # the barrier: wall clock → this machine's monotonic clock
     t_start = perf_counter_ns() + int((spec.start_wall - time.time()) * 1e9)
@@ -97,7 +97,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
         writer.close()
         await ctx.close_extras()
         await client.aclose()
-    lag = describe(lags)
+    lag = lags.describe()
     return {
         "shard": spec.shard, "pid": os.getpid(), "host": os.uname().nodename,
         "issued": stats.issued, "completed": stats.completed, "cancelled": stats.cancelled,
