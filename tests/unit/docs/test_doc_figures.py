@@ -28,3 +28,18 @@ def test_unbacked_measurements_are_marked() -> None:
     for claim in ("4,522 s", "759 s", "17.8 s per question"):
         line_start = section.rfind("\n- ", 0, section.index(claim))
         assert "no committed record" in section[line_start:section.index(claim)], claim
+
+
+def test_index_build_figures_are_the_records() -> None:
+    """#33 item 4: docs/performance.md's index-build table is the committed run's."""
+    doc = (ROOT / "docs" / "performance.md").read_text()
+    section = doc[doc.index("## The RAG index build's embedding"):doc.index("## Other benchmarks")]
+    rows = [json.loads(x) for x in (ROOT / "benchmarks" / "results" / "rag-index-build" /
+                                    "limit3000.jsonl").read_text().splitlines()]
+    figures = {r["figure"]: r["value"] for r in rows}
+    ours = figures["build_index_path_passages_per_s"]
+    for name in ("build_index_path", "plain_st_256", "plain_st_32", "length_sorted_256"):
+        value = figures[f"{name}_passages_per_s"]
+        assert f"| {value:.1f} | {ours / value:.2f} |" in section, name
+    assert f"| {figures['rag_build_index_end_to_end_passages_per_s']:.1f} |" in section
+    assert f"{figures['passages']:,} passages" in section
