@@ -4,11 +4,12 @@ Records: :func:`llm_record` (the timing fields of one chat call), :class:`Record
 (``records.jsonl``, flushed per line), :func:`read_records` and :func:`run_records_path`.
 Statistics: :func:`percentile` and :func:`describe` (count, mean, percentiles).
 Summary: :func:`summarize` turns records and a :class:`RunInfo` into ``summary.json``'s
-figures over :data:`LATENCY_METRICS`. Verdict: :func:`parse_slos` reads ``--slo`` (keys in
-:data:`SLO_KEYS`) and :func:`evaluate` checks them (VALID when every row holds).
+figures over the declared metrics (:mod:`~agentic_bench.metrics.declarations`). Verdict:
+:func:`parse_slos` reads ``--slo`` (keys: :func:`slo_keys`, the declared SLOs and the lower
+limits) and :func:`evaluate` checks them (VALID when every row holds).
 """
 
-from agentic_bench.metrics.aggregate import LATENCY_METRICS, RunInfo, summarize
+from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.percentiles import describe, percentile
 from agentic_bench.metrics.records import (
     RecordWriter,
@@ -16,11 +17,9 @@ from agentic_bench.metrics.records import (
     read_records,
     run_records_path,
 )
-from agentic_bench.metrics.verdict import SLO_KEYS, evaluate, parse_slos
+from agentic_bench.metrics.verdict import evaluate, parse_slos, slo_keys
 
 __all__ = [
-    "LATENCY_METRICS",
-    "SLO_KEYS",
     "RecordWriter",
     "RunInfo",
     "describe",
@@ -30,5 +29,6 @@ __all__ = [
     "percentile",
     "read_records",
     "run_records_path",
+    "slo_keys",
     "summarize",
 ]

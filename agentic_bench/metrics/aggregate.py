@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentic_bench.metrics.declarations import LATENCY
 from agentic_bench.metrics.early_stop import failure_note
 from agentic_bench.metrics.fanout import fanout_block
 from agentic_bench.metrics.tally import RunTally
@@ -15,7 +14,6 @@ from agentic_bench.metrics.verdict import evaluate
 
 SUMMARY_SCHEMA = "agentic-bench/summary"
 SUMMARY_VERSION = 1
-LATENCY_METRICS = tuple(decl.name for decl in LATENCY)
 
 
 @dataclass

@@ -133,8 +133,6 @@ def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
         node = node.get(key)
     return node
 
-SLO_KEYS = tuple(decl.slo for decl in LATENCY if decl.slo)  # the built-ins'
-
 _DECLARED: list[MetricDecl] = list(LATENCY)
 
 
@@ -215,7 +213,7 @@ def render_doc(text: str) -> str:
             f"`agentic-bench compare`):\n\n{figures_table()}\n{END}{tail}")
 
 
-__all__ = ["BY_NAME", "FIGURES", "LATENCY", "SLO_KEYS", "STATS", "FigureDecl", "MetricDecl",
+__all__ = ["BY_NAME", "FIGURES", "LATENCY", "STATS", "FigureDecl", "MetricDecl",
            "declare_latency", "declared_latency", "figure_value", "figures_table", "latency_block",
            "latency_metrics", "latency_values", "markdown_table", "render_doc", "slo_limits"]
 

@@ -20,7 +20,6 @@ from agentic_bench.metrics.declarations import slo_limits
 # an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
 UPPER = slo_limits()  # the built-ins'; the verdict asks slo_limits() when it runs
 LOWER = ("min_duration_s", "min_sessions", "accuracy")
-SLO_KEYS = (*UPPER, *LOWER)
 
 
 STATISTICS = ("mean", "p50", "p90", "p95", "p99", "max")
