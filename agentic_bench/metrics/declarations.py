@@ -133,6 +133,7 @@ def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
         node = node.get(key)
     return node
 
+
 _DECLARED: list[MetricDecl] = list(LATENCY)
 
 
