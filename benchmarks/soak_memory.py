@@ -28,7 +28,6 @@ import json
 import os
 import platform
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,34 +35,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness_throughput import TWO, sim  # the same pinned simulator start (benchmarks/)
+
 ROOT = Path(__file__).resolve().parents[1]
-TWO = (os.cpu_count() or 1) >= 2
 TRACE_SESSIONS = 1000
 STREAMS = 64
 POLL_S = 0.2
 SERIES_EVERY_S = 5.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def start_sim() -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), "--ttft-ms", "0",
-           "--itl-ms", "0", "--output-tokens", "16"]
-    proc = subprocess.Popen((["taskset", "-c", "1"] if TWO else []) + cmd,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port}/v1"
 
 
 def write_trace(folder: Path) -> Path:
@@ -157,7 +135,7 @@ def main() -> None:
     args.results.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/soak_memory.py " + shlex.join(
         ["--requests", *map(str, args.requests)])
-    sim, url = start_sim()
+    simulator, url = sim("--ttft-ms", "0", "--itl-ms", "0", "--output-tokens", "16")
     try:
         for n in args.requests:
             with tempfile.TemporaryDirectory(dir=os.environ.get("SOAK_TMP")) as tmp:
@@ -177,7 +155,7 @@ def main() -> None:
             print(json.dumps({k: v for k, v in result.items() if k != "rss_mb_by_requests"}),
                   flush=True)
     finally:
-        sim.terminate()
+        simulator.terminate()
 
 
 if __name__ == "__main__":
