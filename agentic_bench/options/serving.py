@@ -180,7 +180,8 @@ class RecordOptions(EndpointOptions):
 
 
 class ServeOptions(EndpointOptions):
-    """``agentic-bench serve``: llama-cpp-python's server with the packaged model."""
+    """``agentic-bench serve``: the packaged model on llama-cpp-python's server (with our
+    tool-call routing) or on llama.cpp's own ``llama-server``."""
 
     option_group: ClassVar[str] = "server"
     description: ClassVar[str] = (
