@@ -23,57 +23,13 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.load import SearchSpec
 
 LATENCY_SLOS = ("ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms")
-SEARCH_KEYS = ("concurrency", "rate")
-
-
-@dataclass(frozen=True)
-class SearchSpec:
-    key: str
-    lo: float
-    hi: float
-    fraction: float = 0.95
-    resolution: float | None = None
-    repeats: int = 1
-
-    @property
-    def integer(self) -> bool:
-        return self.key == "concurrency"
-
-    @property
-    def step(self) -> float:
-        if self.resolution is not None:
-            return self.resolution
-        return 1.0 if self.integer else max(self.lo * 0.05, 1e-6)
-
-
-def parse_search(text: str, fraction: float, resolution: float | None,
-                 repeats: int) -> SearchSpec:
-    key, sep, span = text.partition("=")
-    lo_text, colon, hi_text = span.partition(":")
-    if not sep or not colon or key.strip() not in SEARCH_KEYS:
-        raise ConfigError(f"--search {text!r}: expected concurrency=LO:HI or rate=LO:HI")
-    try:
-        lo, hi = float(lo_text), float(hi_text)
-    except ValueError:
-        raise ConfigError(f"--search {text!r}: LO and HI must be numbers") from None
-    key = key.strip()
-    if not 0 < lo <= hi:
-        raise ConfigError(f"--search {text!r}: need 0 < LO <= HI")
-    if key == "concurrency" and (lo != int(lo) or hi != int(hi)):
-        raise ConfigError(f"--search {text!r}: concurrency bounds must be integers")
-    if not 0 < fraction <= 1:
-        raise ConfigError(f"--search-fraction {fraction}: expected a fraction in (0, 1]")
-    if resolution is not None and resolution <= 0:
-        raise ConfigError(f"--search-resolution {resolution}: expected > 0")
-    if repeats < 1:
-        raise ConfigError(f"--search-repeats {repeats}: expected >= 1")
-    return SearchSpec(key, lo, hi, fraction, resolution, repeats)
 
 
 def bisect_capacity(spec: SearchSpec, meets: Callable[[float], bool]) -> float | None:
@@ -175,4 +131,4 @@ def run_search(workload: Any, config: Any, spec: SearchSpec,
     return result
 
 
-__all__ = ["SearchSpec", "bisect_capacity", "goodput_fraction", "parse_search", "run_search"]
+__all__ = ["bisect_capacity", "goodput_fraction", "run_search"]

@@ -32,53 +32,16 @@ def run_config(args: Any, command: str | None = None) -> Any:
     the benchmark's name (``run NAME``) or ``replay``, for the run's saved config.yaml."""
     import secrets
 
-    from agentic_bench.metrics.verdict import parse_slos
-    from agentic_bench.options.load import LoadSpec
-    from agentic_bench.options.replay import ReplayOptions, ThinkPolicy
+    from agentic_bench.options.replay import ReplayOptions
     from agentic_bench.options.run import RunConfig
     from agentic_bench.options.schema import command_line, identity, public_options
-    from agentic_bench.transport.session_headers import check_names
 
-    overrides: dict[str, Any] = {}
-    if args.max_tokens is not None:
-        overrides["max_tokens"] = args.max_tokens
-    if args.temperature is not None:
-        overrides["temperature"] = args.temperature
-    rate, concurrency = args.rate, args.concurrency
-    if args.sweep:  # checked now; each point replaces the swept value
-        from agentic_bench.metrics.sweep import parse_sweep
-
-        key, values = parse_sweep(args.sweep)
-        if key == "rate":
-            rate = values[0]
-        else:
-            concurrency = int(values[0])
-    search = search_spec(args)  # checked now; each probe replaces the searched value
-    if search is not None and search.key == "rate":
-        rate = search.lo
-    elif search is not None:
-        concurrency = int(search.lo)
-    loadgen = None  # the combination rules are the options model's (options/common.py)
-    if args.loadgen == "mlperf":
-        from agentic_bench.options.loadgen import LoadgenOptions, require_loadgen
-
-        require_loadgen()
-        loadgen = LoadgenOptions(scenario=args.scenario, mode=args.loadgen_mode,
-                                 target_qps=args.target_qps, conf=args.loadgen_conf,
-                                 model=args.loadgen_model, layout=args.loadgen_layout,
-                                 audit=args.loadgen_audit,
-                                 token_stage=args.loadgen_token_stage).check()
-    load = LoadSpec(scenario=args.scenario, rate=rate, concurrency=concurrency,
-                    sessions=args.sessions, duration_s=args.duration, max_errors=args.max_errors,
-                    seed=args.seed, grace_s=args.grace)
-    if loadgen is None:
-        load.check()  # the one check of the load (the scheduler and bench trust it)
     options = ReplayOptions(
-        model=args.model or "", history=args.history, think=ThinkPolicy.parse(args.think_time),
-        overrides=overrides, request_timeout_s=args.request_timeout,
+        model=args.model or "", history=args.history, think=args.think_time,
+        overrides=args.overrides, request_timeout_s=args.request_timeout,
         turn_timeout_s=args.turn_timeout, salt=secrets.token_hex(4) if args.salt else None,
         retries=args.retries, retry_rule=getattr(args, "retry_on", "any"),
-        session_headers=check_names(list(args.session_header)),
+        session_headers=args.session_header,
         session_user=args.session_user,
         parent_session_headers=tuple(getattr(args, "parent_session_header", ())),
         synthesis=synthesis_options(args))
@@ -88,12 +51,12 @@ def run_config(args: Any, command: str | None = None) -> Any:
         check_ray_address(args.ray_address)
     return RunConfig(endpoint=args.endpoint, model=args.model, api_key_env=args.api_key_env,
                      api_key_header=args.api_key_header,
-                     load=load, options=options, slos=parse_slos(args.slo),
+                     load=args.load, options=options, slos=args.slos,
                      out=args.resume or args.out, resume=args.resume is not None,
                      retry_errors=args.retry_errors, overwrite=args.overwrite,
                      quiet=args.quiet, workers=args.workers, ray_address=args.ray_address,
-                     stop_after_failures=max(0, args.stop_after_failures),
-                     workers_per_node=args.workers_per_node, loadgen=loadgen,
+                     stop_after_failures=args.stop_after_failures,
+                     workers_per_node=args.workers_per_node, loadgen=args.loadgen_options,
                      transport=args.transport,
                      server_metrics=tuple(getattr(args, "server_metrics", ())),
                      server_metrics_interval_s=getattr(args, "server_metrics_interval", 1.0),
@@ -151,22 +114,8 @@ def lane_spec(args: Any) -> Any:
 
 def point_options(args: Any, key: str, value: float, trace_sessions: int,
                   trees: bool = False) -> Any:
-    """The options of one sweep or search point, as if typed: the swept value, the scenario
-    that applies it (a rate is ``server``; a concurrency of the default single-stream is the
-    ``concurrency`` closed loop) and, for a concurrency over session traces with neither
-    ``--sessions`` nor ``--duration``, enough sessions — the trace cycled to 10 per stream, at
-    least one pass — that the point holds its load rather than draining (agent trees keep the
-    lane rule: docs/agentx.md)."""
-    update: dict[str, Any] = {"sweep": None, "search": None}
-    if key == "rate":
-        update.update(rate=float(value), scenario="server")
-    else:
-        update["concurrency"] = int(value)
-        if args.scenario == "single-stream":
-            update["scenario"] = "concurrency"
-        if not trees and args.sessions is None and args.duration is None:
-            update["sessions"] = max(trace_sessions, 10 * int(value))
-    return args.model_copy(update=update)
+    """The options of one sweep or search point (:meth:`CommonOptions.at_point`)."""
+    return args.at_point(key, value, trace_sessions, trees)
 
 
 def execute(workload: Any, config: Any, args: Any,
@@ -182,10 +131,9 @@ def execute(workload: Any, config: Any, args: Any,
     if args.search:
         return _search(workload, config, args, point)
     if args.sweep:
-        from agentic_bench.metrics.sweep import parse_sweep
         from agentic_bench.sweep_run import run_sweep
 
-        key, values = parse_sweep(args.sweep)
+        key, values = args.sweep.key, list(args.sweep.values)
         sweep = run_sweep(workload, config, key, values, point)
         if not args.quiet:
             knee = sweep["knee"]
@@ -200,12 +148,7 @@ def execute(workload: Any, config: Any, args: Any,
 
 def search_spec(args: Any) -> Any:
     """The parsed ``--search``, or None; bad values raise before anything is sent."""
-    if not args.search:
-        return None
-    from agentic_bench.capacity_search import parse_search
-
-    return parse_search(args.search, args.search_fraction, args.search_resolution,
-                        args.search_repeats)
+    return args.search_spec
 
 
 def _search(workload: Any, config: Any, args: Any, point: Any) -> int:

@@ -11,26 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agentic_bench.errors import ConfigError
-
-SWEEP_KEYS = ("rate", "concurrency")
-
-
-def parse_sweep(text: str) -> tuple[str, list[float]]:
-    key, sep, values = text.partition("=")
-    key = key.strip()
-    if not sep or key not in SWEEP_KEYS:
-        raise ConfigError(f"--sweep {text!r}: expected rate=R1,R2,... or concurrency=N1,N2,...")
-    try:
-        points = [float(v) for v in values.split(",") if v.strip()]
-    except ValueError:
-        raise ConfigError(f"--sweep {text!r}: values must be numbers") from None
-    if not points or any(p <= 0 for p in points):
-        raise ConfigError(f"--sweep {text!r}: give at least one value > 0")
-    if key == "concurrency" and any(p != int(p) for p in points):
-        raise ConfigError(f"--sweep {text!r}: concurrency values must be integers")
-    return key, points
-
 
 def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, Any]:
     lat = summary["latency_ms"]

@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import ValidationInfo, create_model, field_validator, model_validator
 
+if TYPE_CHECKING:
+    from agentic_bench.options.loadgen import LoadgenOptions
+
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.load import LoadSpec, SearchSpec, SweepSpec
+from agentic_bench.options.replay import ThinkPolicy
 from agentic_bench.options.schema import OptionsModel, option
+from agentic_bench.options.slo import SloSet
 
 Scenario = Literal["single-stream", "multi-stream", "server", "offline", "concurrency",
                    "trace-timed", "interactive"]
@@ -113,17 +119,17 @@ class CommonOptions(OptionsModel):
         "errors by its own rules)")
     seed: int = option(42, metavar="N", group=LOAD, identity=True,
                        help="seed for arrival schedules (42)")
-    sweep: str | None = option(
+    sweep: SweepSpec | None = option(
         None, metavar="KEY=V1,V2,...", group=LOAD, example="concurrency=1,2",
         help="run at each point (rate=1,2,4 or concurrency=1,4,16) and write sweep.json/"
         "sweep.html: a throughput-latency curve with the knee marked")
-    search: str | None = option(
+    search: SearchSpec | None = option(
         None, metavar="KEY=LO:HI", group=LOAD, example="concurrency=1:8",
         help="capacity under SLO: find the largest concurrency (or rate) in [LO, HI] at which "
         "the goodput fraction (sessions meeting every --slo) stays >= --search-fraction, by "
         "doubling from LO then bisection; writes search.json and sweep.html. Needs a latency "
         "--slo")
-    search_fraction: float = option(0.95, metavar="F", group=LOAD,
+    search_fraction: float = option(0.95, metavar="F", group=LOAD, example=0.5,
                                     help="--search: goodput fraction a load must keep (default "
                                     "0.95)")
     search_resolution: float | None = option(
@@ -184,7 +190,7 @@ class CommonOptions(OptionsModel):
         "recorded", group=REPLAY, identity=True,
         help="recorded: send recorded history, score but do not feed back the reply; live: feed "
         "replies back (default recorded)")
-    think_time: str = option("recorded", metavar="POLICY", group=REPLAY, identity=True,
+    think_time: ThinkPolicy = option(ThinkPolicy(), metavar="POLICY", group=REPLAY, identity=True,
                              example="scaled:0.5",
                              help="recorded | scaled:<factor> | none — user think time and "
                              "recorded tool/retrieve/rerank durations (default recorded)")
@@ -194,8 +200,8 @@ class CommonOptions(OptionsModel):
                         help="give each session a unique prefix so a server cache cannot serve "
                         "repeats")
 
-    slo: tuple[str, ...] = option(
-        (), metavar="KEY=VALUE", group=OUTPUT, example=("ttft_p99_ms=2000", "accuracy=0.5"),
+    slo: SloSet = option(
+        SloSet(), metavar="KEY=VALUE", group=OUTPUT, example=("ttft_p99_ms=2000", "accuracy=0.5"),
         help="constraint, repeatable: ttft_p99_ms, tpot_p99_ms, turn_p90_ms, min_duration_s, "
         "min_sessions, accuracy")
     out: Path | None = option(None, metavar="DIR", group=OUTPUT,
@@ -214,21 +220,6 @@ class CommonOptions(OptionsModel):
                                 "records.before-resume-N.jsonl)")
     quiet: bool = option(False, group=OUTPUT, help="no progress and no summary on stdout")
 
-    @field_validator("think_time")
-    @classmethod
-    def _think_time(cls, value: str) -> str:
-        from agentic_bench.options.replay import ThinkPolicy
-
-        return str(_checked(ThinkPolicy.parse, value))
-
-    @field_validator("slo")
-    @classmethod
-    def _slo(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agentic_bench.metrics.verdict import parse_slos
-
-        _checked(parse_slos, list(value))
-        return value
-
     @field_validator("api_key_header")
     @classmethod
     def _key_header(cls, value: str | None) -> str | None:
@@ -245,11 +236,42 @@ class CommonOptions(OptionsModel):
 
         return tuple(_checked(check_names, list(value)))
 
-    @field_validator("concurrency", "sessions")
+    @field_validator("concurrency", "sessions", "max_errors", "search_repeats")
     @classmethod
-    def _at_least_one(cls, value: int | None, info: Any) -> int | None:
-        if value is not None and value < 1:  # LoadSpec.check says the same, later
+    def _at_least_one(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
             raise ValueError(f"{value}: must be ≥ 1")
+        return value
+
+    @field_validator("rate", "duration")
+    @classmethod
+    def _positive(cls, value: float | None, info: ValidationInfo) -> float | None:
+        import math
+
+        unit = "sessions per second" if info.field_name == "rate" else "seconds"
+        if value is not None and (not math.isfinite(value) or value <= 0):
+            raise ValueError(f"{value:g}: must be > 0 {unit}")
+        return value
+
+    @field_validator("grace", "stop_after_failures")
+    @classmethod
+    def _not_negative(cls, value: float) -> float:
+        if value < 0:
+            raise ValueError(f"{value:g}: must be ≥ 0")
+        return value
+
+    @field_validator("search_fraction")
+    @classmethod
+    def _fraction(cls, value: float) -> float:
+        if not 0 < value <= 1:
+            raise ValueError(f"{value}: expected a fraction in (0, 1]")
+        return value
+
+    @field_validator("search_resolution")
+    @classmethod
+    def _resolution(cls, value: float | None) -> float | None:
+        if value is not None and not value > 0:
+            raise ValueError(f"{value}: expected > 0")
         return value
 
     @field_validator("server_metrics")
@@ -271,16 +293,6 @@ class CommonOptions(OptionsModel):
             raise ValueError(f"{value}: must be more than 0 seconds")
         return value
 
-    @field_validator("sweep")
-    @classmethod
-    def _sweep(cls, value: str | None) -> str | None:
-        from agentic_bench.metrics.sweep import parse_sweep
-
-        if value is not None:
-            _checked(parse_sweep, value)
-        return value
-
-
     @model_validator(mode="after")
     def _combinations(self, info: ValidationInfo) -> CommonOptions:
         """The rules no single option can check, before anything is planned or sent (not
@@ -296,6 +308,10 @@ class CommonOptions(OptionsModel):
             if self.workers > 1 or self.ray_address or self.resume or self.sweep:
                 raise ConfigError("--loadgen mlperf runs once in one process: drop --workers, "
                                   "--ray-address, --resume and --sweep")
+            from agentic_bench.options.loadgen import require_loadgen
+
+            require_loadgen()
+            self._loadgen().check()
         elif (self.scenario == "interactive" or self.target_qps is not None
               or self.loadgen_conf or self.loadgen_mode != "performance" or self.loadgen_model
               or self.loadgen_layout != "flat" or self.loadgen_audit
@@ -310,7 +326,79 @@ class CommonOptions(OptionsModel):
                               f"--scenario concurrency for a closed loop of {self.concurrency} "
                               "streams, multi-stream for batches in lockstep, or --agentx for "
                               "lanes of agent trees")
+        if self.loadgen is None:  # the one check of the load: the scheduler trusts it
+            self._first_load().check()
         return self
+
+    def _first_load(self) -> LoadSpec:
+        """The load as validated: a sweep's or a search's first point in place of the options'
+        own (each point's options are the same but for the value varied: :meth:`at_point`)."""
+        varied = self.sweep or self.search
+        if varied is None:
+            return self.load
+        first = varied.values[0] if isinstance(varied, SweepSpec) else varied.lo
+        return self.at_point(varied.key, first, trace_sessions=1).load
+
+    # what the run reads: views of these options, nothing translated or checked again
+
+    @property
+    def load(self) -> LoadSpec:
+        """The scheduler's load (:class:`~agentic_bench.options.load.LoadSpec`)."""
+        return LoadSpec(scenario=self.scenario, rate=self.rate, concurrency=self.concurrency,
+                        sessions=self.sessions, duration_s=self.duration,
+                        max_errors=self.max_errors, seed=self.seed, grace_s=self.grace)
+
+    @property
+    def loadgen_options(self) -> LoadgenOptions | None:
+        """What ``--loadgen mlperf`` asks of LoadGen (None: our scheduler issues the load)."""
+        return self._loadgen() if self.loadgen == "mlperf" else None
+
+    def _loadgen(self) -> LoadgenOptions:
+        from agentic_bench.options.loadgen import LoadgenOptions
+
+        return LoadgenOptions(scenario=self.scenario, mode=self.loadgen_mode,
+                              target_qps=self.target_qps, conf=self.loadgen_conf,
+                              model=self.loadgen_model, layout=self.loadgen_layout,
+                              audit=self.loadgen_audit, token_stage=self.loadgen_token_stage)
+
+    @property
+    def search_spec(self) -> SearchSpec | None:
+        """``--search`` with its fraction, resolution and repeats."""
+        if self.search is None:
+            return None
+        return self.search.tuned(self.search_fraction, self.search_resolution,
+                                 self.search_repeats)
+
+    @property
+    def slos(self) -> dict[str, float]:
+        """The ``--slo`` limits (the benchmark's defaults are added by the run)."""
+        return self.slo.limits
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """What ``--max-tokens`` and ``--temperature`` set in every request body."""
+        return {k: v for k, v in (("max_tokens", self.max_tokens),
+                                  ("temperature", self.temperature)) if v is not None}
+
+    def at_point(self, key: str, value: float, trace_sessions: int,
+                 trees: bool = False) -> Self:
+        """The options of one sweep or search point, as if typed: the varied value, the
+        scenario that applies it (a rate is ``server``; a concurrency of the default
+        single-stream is the ``concurrency`` closed loop) and, for a concurrency over session
+        traces with neither ``--sessions`` nor ``--duration``, enough sessions — the trace
+        cycled to 10 per stream, at least one pass — that the point holds its load rather than
+        draining (agent trees keep the lane rule: docs/agentx.md). A copy: its recorded
+        options are the load it runs."""
+        update: dict[str, Any] = {"sweep": None, "search": None}
+        if key == "rate":
+            update.update(rate=float(value), scenario="server")
+        else:
+            update["concurrency"] = int(value)
+            if self.scenario == "single-stream":
+                update["scenario"] = "concurrency"
+            if not trees and self.sessions is None and self.duration is None:
+                update["sessions"] = max(trace_sessions, 10 * int(value))
+        return self.model_copy(update=update)
 
 
 def _checked(check: Any, value: Any) -> Any:

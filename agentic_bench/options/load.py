@@ -1,12 +1,15 @@
-"""Load specifications: which scenario, how hard, when to stop (:class:`LoadSpec`), and the
-lanes of a run over agent trees (:class:`LaneSpec`)."""
+"""Load specifications: which scenario, how hard, when to stop (:class:`LoadSpec`), the
+lanes of a run over agent trees (:class:`LaneSpec`), and the loads a sweep (:class:`SweepSpec`)
+or a capacity search (:class:`SearchSpec`) runs at — the last two the parsed values of
+``--sweep`` and ``--search``."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.schema import TextValue
 
 SCENARIOS = {
     "single-stream": "one session at a time, back to back (closed loop, 1 stream)",
@@ -19,7 +22,7 @@ SCENARIOS = {
 OPEN_LOOP = frozenset({"server", "offline", "trace-timed"})
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadSpec:
     """A run's load: the scenario and its rate or concurrency, how many sessions or how long,
     the error budget, the arrival seed and the interrupt grace period."""
@@ -79,3 +82,83 @@ class LaneSpec:
     seed: int = 42
     grace_s: float = 30.0
     sessions: int | None = None  # trees to draw in all (None: one pass, or until --duration)
+
+
+LOAD_KEYS = ("rate", "concurrency")  # what a sweep or a search varies
+
+
+@dataclass(frozen=True)
+class SweepSpec(TextValue):
+    """``--sweep KEY=V1,V2,...``: the load points of a sweep (a rate in sessions/s, or a whole
+    number of streams)."""
+
+    key: str
+    values: tuple[float, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> SweepSpec:
+        key, sep, values = text.partition("=")
+        key = key.strip()
+        if not sep or key not in LOAD_KEYS:
+            raise ConfigError(f"--sweep {text!r}: expected rate=R1,R2,... or "
+                              "concurrency=N1,N2,...")
+        try:
+            points = tuple(float(v) for v in values.split(",") if v.strip())
+        except ValueError:
+            raise ConfigError(f"--sweep {text!r}: values must be numbers") from None
+        if not points or any(not math.isfinite(p) or p <= 0 for p in points):
+            raise ConfigError(f"--sweep {text!r}: give at least one value > 0")
+        if key == "concurrency" and any(p != int(p) for p in points):
+            raise ConfigError(f"--sweep {text!r}: concurrency values must be integers")
+        return cls(key, points)
+
+    def __str__(self) -> str:
+        return f"{self.key}={','.join(format(v, 'g') for v in self.values)}"
+
+
+@dataclass(frozen=True)
+class SearchSpec(TextValue):
+    """``--search KEY=LO:HI``, tuned by ``--search-fraction``, ``--search-resolution`` and
+    ``--search-repeats`` (:meth:`tuned`): the goodput fraction a load must keep, how narrow the
+    bracket gets, and the runs per point."""
+
+    key: str
+    lo: float
+    hi: float
+    fraction: float = 0.95
+    resolution: float | None = None
+    repeats: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> SearchSpec:
+        key, sep, span = text.partition("=")
+        lo_text, colon, hi_text = span.partition(":")
+        if not sep or not colon or key.strip() not in LOAD_KEYS:
+            raise ConfigError(f"--search {text!r}: expected concurrency=LO:HI or rate=LO:HI")
+        try:
+            lo, hi = float(lo_text), float(hi_text)
+        except ValueError:
+            raise ConfigError(f"--search {text!r}: LO and HI must be numbers") from None
+        key = key.strip()
+        if not 0 < lo <= hi or not math.isfinite(hi):
+            raise ConfigError(f"--search {text!r}: need 0 < LO <= HI")
+        if key == "concurrency" and (lo != int(lo) or hi != int(hi)):
+            raise ConfigError(f"--search {text!r}: concurrency bounds must be integers")
+        return cls(key, lo, hi)
+
+    def tuned(self, fraction: float, resolution: float | None, repeats: int) -> SearchSpec:
+        """This range with the search's criterion and precision (checked by the options)."""
+        return replace(self, fraction=fraction, resolution=resolution, repeats=repeats)
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.lo:g}:{self.hi:g}"
+
+    @property
+    def integer(self) -> bool:
+        return self.key == "concurrency"
+
+    @property
+    def step(self) -> float:
+        if self.resolution is not None:
+            return self.resolution
+        return 1.0 if self.integer else max(self.lo * 0.05, 1e-6)

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.schema import TextValue
 
 
 @dataclass(frozen=True)
-class ThinkPolicy:
-    """Think time between turns: the recorded gap scaled by ``factor`` (0: none)."""
+class ThinkPolicy(TextValue):
+    """Think time between turns: the recorded gap scaled by ``factor`` (0: none); the
+    ``--think-time`` option's value, parsed from its text."""
 
     factor: float = 1.0
 

@@ -17,7 +17,10 @@ declared ``identity=True``). A validated model is frozen: nothing changes it aft
 How a field's type becomes a flag: ``bool`` is a switch (default False), ``int``/``float``/
 ``str``/``Path`` (optionally ``| None``) take one value, ``Literal[...]`` one of its choices,
 ``tuple[str, ...]`` is repeatable (a list in a file). ``positional=True`` makes the field an
-argument without dashes (``replay TRACE``).
+argument without dashes (``replay TRACE``). A value with a syntax of its own (``--think-time
+scaled:0.5``, ``--sweep concurrency=1,4``) is a :class:`TextValue` — parsed once, when the options
+are validated, and held parsed; a repeatable one (``--slo``) a :class:`TextList`. Either is
+written back as the text it was given wherever the options are shown or stored.
 """
 
 from __future__ import annotations
@@ -28,13 +31,93 @@ import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
 
+from agentic_bench.errors import ConfigError
 from agentic_bench.transport.url import redact_url
 
 M = TypeVar("M", bound="OptionsModel")
+
+
+class TextValue:
+    """An option value with a syntax of its own: ``parse(text)`` once, at validation (a
+    :class:`~agentic_bench.errors.ConfigError` there is the option's error), ``str(value)`` the
+    text again (records, ``config show``, worker recipes, the command line that reruns it)."""
+
+    @classmethod
+    def parse(cls, text: str) -> Self:
+        raise NotImplementedError
+
+    @classmethod
+    def _validated(cls, value: Any) -> Self:
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"expected text, got {value!r}")
+        try:
+            return cls.parse(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any,
+                                     handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.json_or_python_schema(  # JSON (files, the command line): text
+            json_schema=core_schema.no_info_after_validator_function(
+                cls._validated, core_schema.str_schema()),
+            python_schema=core_schema.no_info_plain_validator_function(cls._validated),
+            serialization=core_schema.to_string_ser_schema())
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        return {"type": "string"}
+
+
+class TextList:
+    """A repeatable option value with a syntax (``--slo A=1 --slo B=2,C=3``): ``parse(texts)``
+    once, at validation; iterating it gives the texts as given, which is how it is stored."""
+
+    texts: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, texts: tuple[str, ...]) -> Self:
+        raise NotImplementedError
+
+    def __iter__(self) -> typing.Iterator[str]:
+        return iter(self.texts)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @classmethod
+    def _validated(cls, value: Any) -> Self:
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"expected a list of text values, got {value!r}")
+        try:
+            return cls.parse(tuple(value))
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any,
+                                     handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.json_or_python_schema(  # JSON: a list of texts, each checked
+            json_schema=core_schema.no_info_after_validator_function(
+                cls._validated, core_schema.list_schema(core_schema.str_schema())),
+            python_schema=core_schema.no_info_plain_validator_function(cls._validated),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda value: list(value.texts)))
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "string"}}
 
 
 class OptionsModel(BaseModel):
@@ -115,6 +198,7 @@ def specs(model: type[OptionsModel]) -> dict[str, OptionSpec]:
         annotation = _unwrap(info.annotation)
         choices: tuple[Any, ...] | None = None
         kind: Kind = "value"
+        scalar: type
         if annotation is bool:
             kind, scalar = "switch", bool
             if info.default is not False:
@@ -126,6 +210,10 @@ def specs(model: type[OptionsModel]) -> dict[str, OptionSpec]:
             scalar = type(choices[0])
         elif annotation in (int, float, str, Path):
             scalar = annotation
+        elif isinstance(annotation, type) and issubclass(annotation, TextValue):
+            scalar = str
+        elif isinstance(annotation, type) and issubclass(annotation, TextList):
+            kind, scalar = "list", str
         else:
             raise TypeError(f"{model.__name__}.{name}: {annotation!r} is not an option type")
         positional = bool(extra.get("positional"))
@@ -253,5 +341,5 @@ def from_recipe(model: type[M], data: dict[str, Any]) -> M:
     return model.model_validate_json(json.dumps(data))
 
 
-__all__ = ["OptionSpec", "OptionsModel", "command_line", "from_recipe", "identity",
-           "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]
+__all__ = ["OptionSpec", "OptionsModel", "TextList", "TextValue", "command_line", "from_recipe",
+           "identity", "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]

@@ -40,7 +40,7 @@ def scenario_rules(options: Any) -> dict[str, Any]:
     """The locked rules a run breaks (``violations``: each makes it INVALID) and the
     departures it makes (``departures``: named, not judged)."""
     violations: list[str] = []
-    if options.think_time != "recorded":
+    if str(options.think_time) != "recorded":
         violations.append(f"--think-time {options.think_time}: the scenario replays recorded "
                           "timing (forbid_ignore_trace_delays)")
     if options.honor_eos:

@@ -49,7 +49,8 @@ def test_values_are_converted_as_the_command_line_would(tmp_path: Path) -> None:
                            "cache-dir: /tmp/c\nslo: ttft_p99_ms=100\nflow: single-shot\n")
     parsed = _parse(path)
     assert parsed.quick is True and parsed.questions == 5 and parsed.max_rounds == 2
-    assert parsed.cache_dir == Path("/tmp/c") and parsed.slo == ("ttft_p99_ms=100",)
+    assert parsed.cache_dir == Path("/tmp/c") and tuple(parsed.slo) == ("ttft_p99_ms=100",)
+    assert parsed.slos == {"ttft_p99_ms": 100.0}  # parsed once, held parsed
     assert parsed.flow == "single-shot"
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_bench.capacity_search import SearchSpec, bisect_capacity, parse_search
+from agentic_bench.capacity_search import bisect_capacity
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.common import CommonOptions
+from agentic_bench.options.load import SearchSpec
+from agentic_bench.options.parser import resolve
 
 
 def probe(capacity: float, seen: list[float]):  # type: ignore[no-untyped-def]
@@ -38,13 +41,19 @@ def test_rate_to_the_stated_resolution() -> None:
                                   "concurrency=1.5:4", "qps=1:2", "rate=a:b"])
 def test_bad_search_specs_are_refused(text: str) -> None:
     with pytest.raises(ConfigError):
-        parse_search(text, 0.95, None, 1)
+        SearchSpec.parse(text)
+    with pytest.raises(ConfigError, match="--search: --search"):  # as the options say it
+        resolve(CommonOptions, {"search": text})
 
 
 def test_search_options_checked() -> None:
-    with pytest.raises(ConfigError):
-        parse_search("rate=1:4", 1.5, None, 1)
-    with pytest.raises(ConfigError):
-        parse_search("rate=1:4", 0.9, None, 0)
-    spec = parse_search("rate=2:8", 0.9, None, 3)
+    with pytest.raises(ConfigError, match="--search-fraction: 1.5: expected a fraction"):
+        resolve(CommonOptions, {"search": "rate=1:4", "search_fraction": 1.5})
+    with pytest.raises(ConfigError, match="--search-repeats: 0: must be ≥ 1"):
+        resolve(CommonOptions, {"search": "rate=1:4", "search_repeats": 0})
+    options = resolve(CommonOptions, {"search": "rate=2:8", "search_fraction": 0.9,
+                                      "search_repeats": 3})
+    assert options.search == SearchSpec("rate", 2.0, 8.0)  # held parsed
+    spec = options.search_spec
+    assert spec is not None and (spec.fraction, spec.repeats) == (0.9, 3)
     assert spec.step == pytest.approx(0.1) and not spec.integer
