@@ -401,6 +401,15 @@ class CommonOptions(OptionsModel):
         return self.model_copy(update=update)
 
 
+def common(options: OptionsModel) -> CommonOptions:
+    """The run options every benchmark's options carry (a task's ``workload(options)`` gets its
+    own model combined with :class:`CommonOptions`), typed."""
+    if not isinstance(options, CommonOptions):
+        raise TypeError(f"{type(options).__name__} holds no run options: build it with "
+                        "agentic_bench.tasks.registry.task_options(task)")
+    return options
+
+
 def _checked(check: Any, value: Any) -> Any:
     """``check(value)`` with a ConfigError turned into the ValueError pydantic reports."""
     try:
@@ -522,5 +531,5 @@ def run_options_model(task_model: type[OptionsModel],
     return model
 
 
-__all__ = ["SCENARIO_CHOICES", "CommonOptions", "ReplayCommandOptions", "Scenario",
+__all__ = ["SCENARIO_CHOICES", "CommonOptions", "ReplayCommandOptions", "Scenario", "common",
            "parse_trajectory", "run_options_model"]

@@ -21,19 +21,23 @@ runs: :func:`agentic_bench.tasks.registry.task_options` derives a model from its
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from agentic_bench.contracts import Workload
 from agentic_bench.options.schema import OptionsModel
 
+OptionsT = TypeVar("OptionsT", bound=OptionsModel)
+
 
 @runtime_checkable
-class Task(Protocol):
+class Task(Protocol[OptionsT]):
     """What a benchmark provides (see the module's text): its name, summary, default scenario,
-    option model and ``workload(options)``."""
+    option model (``options``, an ``OptionsT``) and ``workload(options)``, which gets an
+    ``OptionsT`` — the task's own model combined with the common run options
+    (:func:`agentic_bench.options.common.common` gives that part, typed)."""
     name: str
     summary: str
     default_scenario: str
-    options: type[OptionsModel]
+    options: type[OptionsT]
 
-    def workload(self, args: Any) -> Workload: ...
+    def workload(self, options: OptionsT) -> Workload: ...

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from agentic_bench.contracts import Workload
 from agentic_bench.options.schema import OptionsModel, option
+from agentic_bench.tasks.base import Task
 
 SAMPLE = Path(__file__).resolve().parents[2] / "traces" / "sample.jsonl"
 
@@ -24,10 +25,10 @@ class SampleTraceTask:
 
     options = SampleOptions
 
-    def workload(self, args: Any) -> Workload:
+    def workload(self, args: SampleOptions) -> Workload:
         from agentic_bench.tasks.trace_replay import trace_workload
 
         return trace_workload(args.trace, name=self.name)
 
 
-task = SampleTraceTask()
+task: Task[SampleOptions] = SampleTraceTask()

@@ -10,7 +10,7 @@ from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_ses
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
 from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
 from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
-from agentic_bench.tasks.agentic_edge.options import QUICK_PERF_SESSIONS
+from agentic_bench.tasks.agentic_edge.options import QUICK_PERF_SESSIONS, AgenticEdgeOptions
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
@@ -105,9 +105,9 @@ def _performance_sessions(args: Any, items: EdgeItems,
     return perf, False
 
 
-def build_workload(args: Any) -> Workload:
+def build_workload(args: AgenticEdgeOptions) -> Workload:
     items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps,
-                      agent=getattr(args, "agent", "loop"))
+                      agent=args.agent)
     info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode,
                             "agent": items.agent}
     planned: dict[str, str] = {}

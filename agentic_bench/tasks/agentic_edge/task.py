@@ -8,10 +8,9 @@ the recorded multi-turn trajectories in traces/agentic-edge/ replayed with recor
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentic_bench.contracts import Workload
 from agentic_bench.tasks.agentic_edge.options import AgenticEdgeOptions
+from agentic_bench.tasks.base import Task
 from agentic_bench.tasks.lazy_method import lazy
 
 
@@ -23,7 +22,7 @@ class AgenticEdgeTask:
 
     options = AgenticEdgeOptions
 
-    def workload(self, args: Any) -> Workload:
+    def workload(self, args: AgenticEdgeOptions) -> Workload:
         from agentic_bench.tasks.agentic_edge.edge_workload import build_workload
 
         return build_workload(args)
@@ -34,4 +33,4 @@ class AgenticEdgeTask:
         "agentic_bench.tasks.agentic_edge.mlperf_artifacts:write_artifacts")
 
 
-task = AgenticEdgeTask()
+task: Task[AgenticEdgeOptions] = AgenticEdgeTask()

@@ -8,6 +8,7 @@ from typing import Any
 
 from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import ConfigError
+from agentic_bench.options.common import common
 from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
 from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
 from agentic_bench.tasks.rag_e2e.index_cache import (
@@ -20,6 +21,7 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
 )
 from agentic_bench.tasks.rag_e2e.loadgen_files import write_artifacts as write_judge_artifacts
 from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
+from agentic_bench.tasks.rag_e2e.options import RagE2eOptions
 from agentic_bench.tasks.rag_e2e.reference_prompts import ReferencePrompts, read_reference_prompts
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.tasks.registry import task_recipe
@@ -191,7 +193,7 @@ def build_pipeline(args: Any, selection: Selection,
     return pipeline, {**stats.to_dict(), "cache_dir": str(cache_dir)}
 
 
-def build_workload(args: Any) -> Workload:
+def build_workload(args: RagE2eOptions) -> Workload:
     from agentic_bench.tasks.rag_e2e.recorded import ResponseCache, TraceWriter
     from rag_pipeline import CorpusError, EmbedderUnavailableError, RerankerUnavailableError
 
@@ -206,12 +208,13 @@ def build_workload(args: Any) -> Workload:
             raise ConfigError("the question set carries no documents to index (FRAMES needs "
                               "a file whose records have 'documents')")
         prompts = (read_reference_prompts(Path(args.reference_dir))
-                   if getattr(args, "reference_dir", None) else None)
+                   if args.reference_dir is not None else None)
         pipeline, index_info = build_pipeline(args, selection, prompts)
     except (CorpusError, EmbedderUnavailableError, RerankerUnavailableError) as exc:
         raise ConfigError(str(exc)) from exc
     responses = ResponseCache.load(args.replay_responses) if args.replay_responses else None
-    resuming = getattr(args, "resume", None) is not None
+    run = common(args)
+    resuming = run.resume is not None
     trace = TraceWriter(args.record_trace, append=resuming) if args.record_trace else None
     flow = FLOWS[args.flow]
     roles = ({"grade": RoleEndpoint(args.grade_endpoint, args.grade_model,
@@ -227,7 +230,7 @@ def build_workload(args: Any) -> Workload:
         judge_cfg = JudgeConfig(args.judge_endpoint, args.judge_model,
                                 os.environ.get(args.judge_api_key_env) or None,
                                 template=prompts.judge if prompts is not None else None,
-                                transport=getattr(args, "transport", None))
+                                transport=run.transport)
     texts = {q.id: q.question for q in selection.questions}
     mlperf = mlperf_block(args, len(sessions), corpus_info)
 
@@ -258,7 +261,7 @@ def build_workload(args: Any) -> Workload:
                          "grade_concurrency": cfg.grade_concurrency},
             "roles": {role: {"endpoint": redact_url(spec.url), "model": spec.model}
                       for role, spec in roles.items()},
-            "sampling": getattr(args, "sampling", "ours"),
+            "sampling": args.sampling,
             "prompts": {"wording": "reference" if prompts is not None else "own",
                         **({"files": [dict(f) for f in prompts.files]} if prompts else {})},
             "record_trace": str(args.record_trace) if args.record_trace else None,

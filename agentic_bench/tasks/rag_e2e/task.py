@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.contracts import Workload
+from agentic_bench.tasks.base import Task
 from agentic_bench.tasks.lazy_method import lazy
 from agentic_bench.tasks.rag_e2e.options import RagE2eOptions
 
@@ -29,7 +30,7 @@ class RagE2eTask:
         preset = preset_defaults(args)
         return {**preset, **loadgen_preset(args, preset)}
 
-    def workload(self, args: Any) -> Workload:
+    def workload(self, args: RagE2eOptions) -> Workload:
         from agentic_bench.tasks.rag_e2e.rag_workload import build_workload
 
         return build_workload(args)
@@ -40,4 +41,4 @@ class RagE2eTask:
         "agentic_bench.tasks.rag_e2e.loadgen_files:write_artifacts")
 
 
-task = RagE2eTask()
+task: Task[RagE2eOptions] = RagE2eTask()

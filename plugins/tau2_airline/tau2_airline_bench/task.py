@@ -7,12 +7,12 @@ the 7 MB database) happens in :meth:`Tau2AirlineTask.workload`, not at import.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from agentic_bench.api import OptionsModel, lazy, option
 
 if TYPE_CHECKING:
-    from agentic_bench.api import Workload
+    from agentic_bench.api import Task, Workload
 
 
 class Tau2AirlineOptions(OptionsModel):
@@ -58,7 +58,7 @@ class Tau2AirlineTask:
 
     options = Tau2AirlineOptions
 
-    def workload(self, args: Any) -> Workload:
+    def workload(self, args: Tau2AirlineOptions) -> Workload:
         from tau2_airline_bench.workload import build_workload
 
         return build_workload(args)
@@ -67,4 +67,4 @@ class Tau2AirlineTask:
     rescore = lazy("tau2_airline_bench.scoring:rescore")
 
 
-task = Tau2AirlineTask()
+task: Task[Tau2AirlineOptions] = Tau2AirlineTask()

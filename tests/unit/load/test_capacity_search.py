@@ -47,7 +47,7 @@ def test_bad_search_specs_are_refused(text: str) -> None:
 
 
 def test_search_options_checked() -> None:
-    with pytest.raises(ConfigError, match="--search-fraction: 1.5: expected a fraction"):
+    with pytest.raises(ConfigError, match=r"--search-fraction: 1\.5: expected a fraction"):
         resolve(CommonOptions, {"search": "rate=1:4", "search_fraction": 1.5})
     with pytest.raises(ConfigError, match="--search-repeats: 0: must be ≥ 1"):
         resolve(CommonOptions, {"search": "rate=1:4", "search_repeats": 0})
