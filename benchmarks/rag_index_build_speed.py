@@ -5,12 +5,13 @@ The issue's figure: `rag build-index --limit 3000` embedded 20.2 passages/s wher
 This script embeds the *same* passages — the chunks of `rag build-index --limit 3000`'s corpus —
 in one process, in turn and interleaved over ``--rounds``:
 
-- ``build_index_path``: what `rag build-index` runs (`embed_passages_batched`: chunks of 256 in
-  corpus order, the default embedder encoding each in batches of 64);
+- ``build_index_path``: what `rag build-index` runs (rag_pipeline/build.py): the passages
+  sorted longest first over the whole corpus, embedded in chunks of 256 by the default embedder
+  (batches of 32), the vectors put back in corpus order;
+- ``corpus_order_batch64``: the path before #33 item 4 (chunks of 256 in corpus order, batches
+  of 64);
 - ``plain_st_256`` / ``plain_st_32``: one `SentenceTransformer.encode` call over all of them
-  with batch 256 (the issue's comparison) and 32 (sentence-transformers' default);
-- ``length_sorted_256``: our path with the passages ordered by length first (what sorting the
-  whole corpus, not each chunk of 256, would give).
+  with batch 256 (the issue's comparison) and 32 (sentence-transformers' default).
 
 Then `agentic-bench rag build-index --limit N` end to end into an empty cache (its own
 passages/s). One JSON line per figure; passages/s counts the embedding call only.
@@ -47,7 +48,7 @@ def main() -> int:
 
     from agentic_bench.tasks.rag_e2e.index_cache import select
     from rag_pipeline import SentenceTransformerEmbedder, chunk_documents
-    from rag_pipeline.build import embed_passages_batched
+    from rag_pipeline.build import embed_passages_batched, in_corpus_order, length_order
 
     chosen = select(limit=args.limit)
     texts = [c.passage_text() for c in chunk_documents(chosen.corpus)]
@@ -62,18 +63,17 @@ def main() -> int:
         return lambda: np.asarray(model.encode(texts, batch_size=batch, normalize_embeddings=True,
                                                convert_to_numpy=True, show_progress_bar=False))
 
-    def sorted_path() -> np.ndarray:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), embedder.dim), dtype=np.float32)
-        for start in range(0, len(order), 256):
-            idx = order[start:start + 256]
-            out[idx] = embedder.embed_passages([texts[i] for i in idx])
-        return out
+    def build_path() -> np.ndarray:  # what build_index does (rag_pipeline/build.py)
+        order = length_order(texts)
+        return in_corpus_order(embed_passages_batched(embedder, [texts[i] for i in order], 256),
+                               order)
 
+    before = SentenceTransformerEmbedder(batch_size=64)  # the path before #33 item 4
+    before._model = model
     variants: dict[str, Callable[[], np.ndarray]] = {
-        "build_index_path": lambda: embed_passages_batched(embedder, texts, 256),
+        "build_index_path": build_path,
+        "corpus_order_batch64": lambda: embed_passages_batched(before, texts, 256),
         "plain_st_256": plain(256), "plain_st_32": plain(32),
-        "length_sorted_256": sorted_path,
     }
     rates: dict[str, list[float]] = {name: [] for name in variants}
     vectors: dict[str, np.ndarray] = {}

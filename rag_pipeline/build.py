@@ -115,6 +115,20 @@ def embed_passages_batched(
     return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
 
 
+def length_order(texts: Sequence[str]) -> list[int]:
+    """Positions of ``texts``, longest first (ties in corpus order): embedding passages of
+    like length together pads each batch least (sentence-transformers sorts within one
+    ``encode`` call only; a build calls it per chunk of passages)."""
+    return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+
+
+def in_corpus_order(vectors: np.ndarray, order: Sequence[int]) -> np.ndarray:
+    """Rows embedded in ``order`` (:func:`length_order`) put back where their texts were."""
+    out = np.empty_like(vectors)
+    out[np.asarray(order, dtype=np.int64)] = vectors
+    return out
+
+
 def _try_load(
     directory: Path, key: str, chunks: list[Chunk], ef_search: int | None
 ) -> tuple[ChunkIndex, dict[str, Any]] | None:
@@ -189,13 +203,16 @@ def build_index(
 
     embed_start = time.perf_counter()
     texts = [c.passage_text() for c in chunks]
+    order = length_order(texts)  # embedded longest first, then put back in corpus order
+    by_length = [texts[i] for i in order]
     resumed = 0
     checkpoint = target.parent / f".{target.name}.embedding" if target is not None else None
-    if checkpoint is not None:
+    if checkpoint is not None:  # its blocks hold passages by length ("/by-length" in its key)
         vectors, resumed = embed_with_checkpoint(
-            embedder, texts, checkpoint, key, batch_size, progress)
+            embedder, by_length, checkpoint, f"{key}/by-length", batch_size, progress)
     else:
-        vectors = embed_passages_batched(embedder, texts, batch_size, progress)
+        vectors = embed_passages_batched(embedder, by_length, batch_size, progress)
+    vectors = in_corpus_order(vectors, order)
     embed_s = time.perf_counter() - embed_start
     index_start = time.perf_counter()
     dim = int(vectors.shape[1]) if vectors.shape[0] else embedder.dim

@@ -128,3 +128,24 @@ def test_checkpoint_of_other_settings_or_bad_block_is_not_used(
     (directory / "block-000001.npy").write_bytes(b"not numpy")
     again, resumed = embed_with_checkpoint(hash_embedder, texts, directory, "k2", batch_size=2)
     assert resumed == 32 and np.array_equal(again, full)
+
+
+def test_passages_are_embedded_longest_first_and_indexed_in_corpus_order(
+        tmp_path: Path, hash_embedder: Any) -> None:
+    """#33 item 4: a build embeds the passages sorted by length over the whole corpus (batches
+    pad least), and each vector still lands on its own chunk."""
+    from rag_pipeline import chunk_documents
+
+    corpus = [Document(f"d{i}", f"T{i}", f"doc {i} {TOPICS[i % 7]} " * (3 + (i * 7) % 23))
+              for i in range(30)]
+    index, _ = build_index(corpus, hash_embedder, kind="flat", chunk_size=300, overlap=30,
+                           cache_dir=tmp_path, batch_size=8)
+    sent = [t for call in hash_embedder.calls for t in call]
+    assert [len(t) for t in sent] == sorted((len(t) for t in sent), reverse=True)
+    texts = {c.chunk_id: c.passage_text() for c in chunk_documents(corpus, 300, 30)}
+    assert sorted(sent) == sorted(texts.values())
+    for position, chunk in enumerate(index.chunks):  # a chunk's own text finds it first
+        query = hash_embedder.embed_passages([chunk.passage_text()])
+        [[(best, score)]] = index.search(query, 1)
+        assert index.chunks[best].passage_text() == chunk.passage_text(), position
+        assert score > 0.999
