@@ -38,7 +38,7 @@ scenario's defaults (explicit values win)."""
     from agentic_bench.cli.options import with_resumed_options
     from agentic_bench.options.common import ReplayCommandOptions
     from agentic_bench.options.parser import parse_options
-    from agentic_bench.tasks.agentx import preset_defaults
+    from agentic_bench.options.agentx import preset_defaults
 
     argv = with_resumed_options(list(argv))
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",
@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
         with the lanes and the AgentX rules agent trees run under."""
         cfg = run_config(opts, "replay")
         if workload.trees:
-            from agentic_bench.tasks.agentx import scenario_rules
+            from agentic_bench.options.agentx import scenario_rules
 
             cfg = replace(cfg, lanes=lane_spec(opts), gpus=opts.gpus,
                           agentx=scenario_rules(opts) if opts.agentx else None)

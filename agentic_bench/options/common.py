@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from agentic_bench.options.loadgen import LoadgenOptions
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.options.load import LoadSpec, SearchSpec, SweepSpec
-from agentic_bench.options.replay import ThinkPolicy
+from agentic_bench.options.load import LaneSpec, LoadSpec, SearchSpec, SweepSpec
+from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
 from agentic_bench.options.schema import OptionsModel, option
 from agentic_bench.options.slo import SloSet
 
@@ -380,6 +380,44 @@ class CommonOptions(OptionsModel):
         return {k: v for k, v in (("max_tokens", self.max_tokens),
                                   ("temperature", self.temperature)) if v is not None}
 
+    @property
+    def synthesis(self) -> SynthesisOptions:
+        """How prompts given as blocks are written (``replay``'s agent-tree options; for
+        another command, the defaults with its seed)."""
+        return SynthesisOptions(seed=self.seed)
+
+    @property
+    def scenario_rules(self) -> dict[str, Any] | None:
+        """The AgentX scenario's broken rules and departures (``replay --agentx``), or None."""
+        return None
+
+    @property
+    def gpus_behind(self) -> int:
+        """GPUs serving the endpoint, for throughput per GPU (``replay --gpus``)."""
+        return 1
+
+    def lane_spec(self) -> LaneSpec:
+        """The lanes of a run over agent trees: only ``replay`` runs those."""
+        raise ConfigError("agent trees (Weka traces) replay with `agentic-bench replay TRACE`")
+
+    def replay(self, *, model: str, overrides: dict[str, Any] | None = None,
+               salt: str | None = None) -> ReplayOptions:
+        """How a session's requests are made, with what the run decides: the model the
+        endpoint serves, the body overrides (the benchmark's defaults under ``--max-tokens``
+        and ``--temperature``) and the cache-busting salt of ``--salt``."""
+        return ReplayOptions(
+            model=model, history=self.history, think=self.think_time,
+            overrides={**(overrides or {}), **self.overrides},
+            request_timeout_s=self.request_timeout, turn_timeout_s=self.turn_timeout,
+            salt=salt, retries=self.retries, retry_rule=self.retry_on,
+            session_headers=self.session_header, session_user=self.session_user,
+            parent_session_headers=self.parent_headers, synthesis=self.synthesis)
+
+    @property
+    def parent_headers(self) -> tuple[str, ...]:
+        """``--parent-session-header`` (``replay`` only)."""
+        return ()
+
     def at_point(self, key: str, value: float, trace_sessions: int,
                  trees: bool = False) -> Self:
         """The options of one sweep or search point, as if typed: the varied value, the
@@ -483,6 +521,60 @@ class ReplayCommandOptions(CommonOptions):
         "--session-header carries the subagent's own id")
     gpus: int = option(1, metavar="N", group=TREES,
                        help="GPUs serving the endpoint, for throughput per GPU (default 1)")
+
+    @property
+    def synthesis(self) -> SynthesisOptions:
+        return SynthesisOptions(tokenizer=self.tokenizer, seed=self.seed,
+                                ignore_eos=not self.honor_eos, min_tokens=self.min_tokens)
+
+    @property
+    def scenario_rules(self) -> dict[str, Any] | None:
+        from agentic_bench.options.agentx import scenario_rules
+
+        return scenario_rules(self) if self.agentx else None
+
+    @property
+    def gpus_behind(self) -> int:
+        return self.gpus
+
+    @property
+    def parent_headers(self) -> tuple[str, ...]:
+        return self.parent_session_header
+
+    def lane_spec(self) -> LaneSpec:
+        """The lanes of a run over agent trees: ``--concurrency`` lanes (1 without it), the
+        trajectory start, warm-up, wrap, idle cap and duration; the options that do not apply
+        to lanes are refused here, once the trace is known to hold trees."""
+        if self.scenario not in ("single-stream", "concurrency"):
+            raise ConfigError(f"--scenario {self.scenario}: agent trees (Weka traces) run in "
+                              "lanes as AgentX does: --scenario concurrency --concurrency N (or "
+                              "the default single-stream, one lane)")
+        if self.rate is not None or self.max_errors is not None:
+            raise ConfigError("--rate and --max-errors do not apply to lanes of agent trees")
+        if self.workers > 1 or self.ray_address:
+            raise ConfigError("agent trees run in one process (a lane holds a whole tree and "
+                              "its subagents): drop --workers/--ray-address")
+        lanes = (self.concurrency or 1) if self.scenario == "concurrency" else 1
+        return LaneSpec(lanes=lanes, trajectory=parse_trajectory(self.trajectory_start),
+                        warmup_requests=self.warmup_requests_per_lane,
+                        duration_s=self.duration, cut=self.agentx,
+                        allow_wrap=self.allow_dataset_wrap, idle_gap_cap_s=self.idle_gap_cap,
+                        cache_bust=self.cache_bust != "none", seed=self.seed,
+                        grace_s=self.grace, sessions=self.sessions)
+
+    @field_validator("warmup_requests_per_lane", "gpus")
+    @classmethod
+    def _one_or_more(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"{value}: must be ≥ 1")
+        return value
+
+    @field_validator("idle_gap_cap")
+    @classmethod
+    def _cap(cls, value: float | None) -> float | None:
+        if value is not None and value < 0:
+            raise ValueError(f"{value:g}: must be ≥ 0 seconds")
+        return value
 
     @field_validator("trajectory_start")
     @classmethod

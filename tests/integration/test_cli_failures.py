@@ -232,8 +232,8 @@ def test_resume_retry_errors_reasks_the_failed_sessions(sim_factory, trace_facto
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (("--scenario", "server", "--rate", "-1"), "--rate -1: must be > 0"),
-    (("--rate", "-1"), "--rate -1: must be > 0"),
+    (("--scenario", "server", "--rate", "-1"), "--rate: -1: must be > 0"),
+    (("--rate", "-1"), "--rate: -1: must be > 0"),
     (("--rate", "2"), "--rate applies to --scenario server only"),
     (("--scenario", "concurrency", "--concurrency", "0"), "--concurrency: 0: must be ≥ 1"),
 ])

@@ -5,7 +5,7 @@ benchmarks/benchmark_lib.sh build_replay_cmd)."""
 from __future__ import annotations
 
 from agentic_bench.cli.replay_cmd import parse_replay_args
-from agentic_bench.tasks.agentx import scenario_rules
+from agentic_bench.options.agentx import scenario_rules
 
 
 def test_defaults_and_explicit_values() -> None:
