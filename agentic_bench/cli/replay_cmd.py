@@ -36,9 +36,9 @@ def parse_replay_args(argv: list[str], combinations: bool = True) -> Any:
 ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agentx`` sets the
 scenario's defaults (explicit values win)."""
     from agentic_bench.cli.options import with_resumed_options
+    from agentic_bench.options.agentx import preset_defaults
     from agentic_bench.options.common import ReplayCommandOptions
     from agentic_bench.options.parser import parse_options
-    from agentic_bench.options.agentx import preset_defaults
 
     argv = with_resumed_options(list(argv))
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",

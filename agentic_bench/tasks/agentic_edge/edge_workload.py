@@ -107,7 +107,7 @@ def _performance_sessions(args: Any, items: EdgeItems,
 
 def build_workload(args: AgenticEdgeOptions) -> Workload:
     items = EdgeItems(tool_mode=args.tool_mode, max_steps=args.max_steps,
-                      agent=args.agent)
+                      agent=getattr(args, "agent", "loop"))
     info: dict[str, Any] = {"mode": args.mode, "tool_mode": args.tool_mode,
                             "agent": items.agent}
     planned: dict[str, str] = {}
