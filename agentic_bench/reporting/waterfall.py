@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_bench.metrics.declarations import field_of
 from agentic_bench.reporting.html_template import figure, section
 from agentic_bench.reporting.plots import no_data
 from agentic_bench.reporting.svg_axes import (
@@ -88,8 +89,9 @@ def _bars(records: Sequence[dict[str, Any]], sid: str) -> tuple[list[str], list[
             if r.get("kind") == "llm":
                 ok = r.get("status") == "ok"
                 tip = (f"LLM call, turn {r.get('turn')} step {r.get('step')}: "
-                       f"{fmt_num(r.get('request_ms'))} ms"
-                       + (f", TTFT {fmt_num(r.get('ttft_ms'))} ms" if r.get("ttft_ms") else "")
+                       f"{fmt_num(r.get(field_of('request')))} ms"
+                       + (f", TTFT {fmt_num(r.get(ttft))} ms" if r.get(ttft := field_of("ttft"))
+                          else "")
                        + (f", {r.get('output_tokens')} tokens out" if ok else
                           f", failed: {r.get('error_type')}"))
                 bars.append((i, ms(start), ms(end), "llm" if ok else "error", tip))
