@@ -208,10 +208,9 @@ class SessionSut:
         def at(key: str) -> int:
             return int(record.get(key) or 0) + self.t0_ns
 
-        value = ISSUE_TTFT.derive(Timestamps(
-            query.ticket.scheduled_ns, at("t_sent_ns"), at("t_end_ns"), at("t_first_token_ns"),
-            (), int(record.get("output_tokens") or 0))) if ISSUE_TTFT.derive else None
-        return value if isinstance(value, float) else None
+        stamps = Timestamps(query.ticket.scheduled_ns, at("t_sent_ns"), at("t_end_ns"),
+                            at("t_first_token_ns"), (), int(record.get("output_tokens") or 0))
+        return _from_issue(stamps)  # ISSUE_TTFT's derive
 
     def _first_token(self, query: Query, how: str) -> None:
         if query.first_token is not None or query.done or not self.token_latencies:
