@@ -11,7 +11,9 @@ Importing this module is cheap: the harness types below are imported on first us
 (``from agentic_bench.api import Workload`` works as usual).
 
 Plugin kinds: an entry-point name ``KIND:NAME`` registers a plugin of that kind (``task`` when
-there is no prefix): ``task``, ``scorer``, ``tool_mode``, ``importer``, ``reporter``. An object
+there is no prefix): ``task``, ``scorer``, ``tool_mode``, ``importer``, ``reporter``,
+``metric`` (a :class:`MetricDecl`: a latency metric derived from a request's
+:class:`Timestamps`, shown in every summary, report and comparison). An object
 may also declare ``kind = "..."``. The harness runs tasks; the other kinds are discoverable
 with :func:`discover_plugins` / :func:`load_plugin` so tasks and tools can share them.
 """
@@ -30,15 +32,18 @@ if TYPE_CHECKING:
         Workload,
     )
     from agentic_bench.errors import ConfigError
+    from agentic_bench.metrics.declarations import MetricDecl
     from agentic_bench.options.replay import ReplayOptions
     from agentic_bench.options.schema import OptionsModel, option
     from agentic_bench.plugin_kinds import (
         ImporterPlugin,
+        MetricPlugin,
         ReporterPlugin,
         ScorerPlugin,
         TaskPlugin,
         ToolModePlugin,
     )
+    from agentic_bench.records.llm import Timestamps
     from agentic_bench.tasks.base import Task
     from agentic_bench.tasks.lazy_method import lazy
     from agentic_bench.tasks.recorder import SessionRecorder
@@ -66,6 +71,8 @@ __all__ = [
     "ExecContext",
     "FakeTransport",
     "ImporterPlugin",
+    "MetricDecl",
+    "MetricPlugin",
     "OptionsModel",
     "PluginRef",
     "References",
@@ -83,6 +90,7 @@ __all__ = [
     "SessionTicket",
     "Task",
     "TaskPlugin",
+    "Timestamps",
     "ToolCall",
     "ToolModePlugin",
     "Turn",
@@ -123,9 +131,12 @@ _LAZY = {
     "lazy": "agentic_bench.tasks.lazy_method",  # a task method imported on first call
     "OptionsModel": "agentic_bench.options.schema",  # a task's options, declared
     "option": "agentic_bench.options.schema",
+    # a latency metric: its declaration and the timestamps it is derived from
+    "MetricDecl": "agentic_bench.metrics.declarations",
+    "Timestamps": "agentic_bench.records.llm",
     # one Protocol per plugin kind, checked when a plugin loads (docs/adding-a-task.md §6)
     **dict.fromkeys(("TaskPlugin", "ScorerPlugin", "ToolModePlugin", "ImporterPlugin",
-                     "ReporterPlugin"), "agentic_bench.plugin_kinds"),
+                     "ReporterPlugin", "MetricPlugin"), "agentic_bench.plugin_kinds"),
     # a workload from sessions, a per-session function and a scorer; the default accuracy
     **dict.fromkeys(("make_session", "sample_accuracy", "simple_workload", "SessionFn",
                      "SessionScorer", "RunScorer"), "agentic_bench.tasks.simple"),

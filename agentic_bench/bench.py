@@ -29,13 +29,13 @@ from agentic_bench.load.runner import LoadRunner
 from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields, summarize_host_cpu
-from agentic_bench.metrics.record_types import RECORD_VERSION
-from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.options.files import write_run_config
 from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
 from agentic_bench.options.run import RunConfig
+from agentic_bench.records.stream import RecordWriter
+from agentic_bench.records.types import RECORD_VERSION
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every

@@ -59,12 +59,33 @@ class ReporterPlugin(Protocol):
                  records: list[dict[str, Any]]) -> Any: ...
 
 
+class MetricPlugin(Protocol):
+    """``metric``: a latency metric's declaration (an
+    :class:`~agentic_bench.metrics.declarations.MetricDecl`, or an object with its fields):
+    its ``name`` (the entry point's ``NAME``, the key in summary.json's ``latency_ms``), the
+    records it is read from (``source``: step, turn or session) and their ``field``, how it is
+    shown and gated, and, for a step metric, ``derive(timestamps)`` — its value for one request
+    (optional: without it the field is read as another plugin wrote it). Loaded in every
+    process that summarises (a run's, its workers', ``report``'s and ``compare``'s)."""
+
+    name: str
+    label: str
+    source: str
+    field: str
+    unit: str
+    better: str
+    slo: str | None
+    compare: tuple[str, ...]
+    description: str
+
+
 KIND_PROTOCOLS: dict[str, type] = {
     "task": TaskPlugin,
     "scorer": ScorerPlugin,
     "tool_mode": ToolModePlugin,
     "importer": ImporterPlugin,
     "reporter": ReporterPlugin,
+    "metric": MetricPlugin,
 }
 PLUGIN_KINDS = tuple(KIND_PROTOCOLS)  # the prefixes of entry-point names (``scorer:NAME``)
 
@@ -93,5 +114,5 @@ def missing_members(kind: str, obj: Any) -> list[str]:
     return lacking
 
 
-__all__ = ["KIND_PROTOCOLS", "PLUGIN_KINDS", "ImporterPlugin", "ReporterPlugin", "ScorerPlugin",
-           "TaskPlugin", "ToolModePlugin", "missing_members", "protocol_members"]
+__all__ = ["KIND_PROTOCOLS", "PLUGIN_KINDS", "ImporterPlugin", "MetricPlugin", "ReporterPlugin",
+           "ScorerPlugin", "TaskPlugin", "ToolModePlugin", "missing_members", "protocol_members"]

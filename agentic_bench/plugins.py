@@ -2,8 +2,9 @@
 
 Built-ins register exactly like third-party plugins (this project's pyproject.toml). An entry
 point named ``NAME`` (or ``task:NAME``) is a task; ``importer:NAME`` a trace importer
-(:mod:`agentic_bench.trace.importers`); ``scorer:NAME``, ``tool_mode:NAME`` and ``reporter:NAME``
-are the other kinds. Listing reads only the entry-point metadata; a plugin module is imported
+(:mod:`agentic_bench.trace.importers`); ``scorer:NAME``, ``tool_mode:NAME``, ``reporter:NAME``
+and ``metric:NAME`` (a latency metric, :mod:`agentic_bench.metrics.declarations`) are the
+other kinds. Listing reads only the entry-point metadata; a plugin module is imported
 when it is used, and a plugin that fails to load is reported by name without breaking the CLI.
 
 Each kind has one Protocol (:data:`KIND_PROTOCOLS`, in :mod:`.plugin_kinds`); a loaded plugin

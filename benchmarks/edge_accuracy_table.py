@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentic_bench.metrics.records import read_records, run_records_path  # noqa: E402
+from agentic_bench.records.stream import read_records, run_records_path  # noqa: E402
 from agentic_bench.tasks.agentic_edge.run_summary import edge_accuracy  # noqa: E402
 
 SUBSETS = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",

@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from agentic_bench.metrics.records import read_records, run_records_path
+from agentic_bench.records.stream import read_records, run_records_path
 from agentic_bench.tasks.agentic_edge import load_subset
 from agentic_bench.tasks.agentic_edge.reference_scoring import score_reply
 

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(namespace: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
     from agentic_bench.cli.tool_options import ReportOptions
-    from agentic_bench.metrics.records import run_records_path
+    from agentic_bench.records.stream import run_records_path
     from agentic_bench.reporting.files import write_summary
     from agentic_bench.reporting.regenerate import load_run
     from agentic_bench.reporting.report_sample import (

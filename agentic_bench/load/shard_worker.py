@@ -21,9 +21,9 @@ from typing import Any
 from agentic_bench.contracts import ExecContext, Workload
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.metrics.distribution import Distribution
-from agentic_bench.metrics.records import RecordWriter
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.replay import ReplayOptions
+from agentic_bench.records.stream import RecordWriter
 from agentic_bench.workload import session_executor
 
 

@@ -36,7 +36,23 @@ from typing import Any
 
 from agentic_bench.contracts import Execute, RecordSink, SessionSource, SessionTicket
 from agentic_bench.loadgen.first_token import FirstTokenWatch
+from agentic_bench.metrics.declarations import MetricDecl
+from agentic_bench.records.llm import Timestamps
 from agentic_bench.transport.request import RequestContext
+from agentic_bench.units import NS_PER_MS
+
+
+def _from_issue(t: Timestamps) -> float | None:
+    return None if t.first_token_ns is None else (t.first_token_ns - t.scheduled_ns) / NS_PER_MS
+
+
+# LoadGen's first-token latency, not the run's TTFT: from the query's issue (its session's
+# scheduled instant), not from the request's sent bytes; measured per query, compared with
+# LoadGen's own in summary.json's loadgen.compare (loadgen/compare.py), never summarised
+ISSUE_TTFT = MetricDecl(
+    "issue_ttft", "TTFT from issue", "session", "ttft_ms", "ms", "lower", None, (),
+    "LoadGen's first-token latency: the query's issue (its session's scheduled instant) → "
+    "first token of the session's first LLM call", "TTFT from issue (LoadGen's)", _from_issue)
 
 
 @dataclass
@@ -50,7 +66,7 @@ class Query:
     done: bool = False
     status: str | None = None
     latency_ms: float | None = None
-    ttft_ms: float | None = None  # issue → first token of the first LLM call (ours)
+    ttft_ms: float | None = None  # ISSUE_TTFT: issue → first token of the first LLM call
 
 
 @dataclass
@@ -175,8 +191,7 @@ class SessionSut:
                 if self.token_stage is None or record.get("stage") == self.token_stage:
                     query.tokens += int(record.get("output_tokens") or 0)
                 if "t_first_token_ns" in record and query.ttft_ms is None:
-                    first_ns = record["t_first_token_ns"] + self.t0_ns
-                    query.ttft_ms = (first_ns - query.ticket.scheduled_ns) / 1e6
+                    query.ttft_ms = self._issue_ttft(query, record)
                     self._first_token(query, "record")
             elif rtype == "session":
                 query.status = record.get("status")
@@ -187,6 +202,15 @@ class SessionSut:
         if self.keep_records:
             self.records.append(record)
         self.inner_sink(record)
+
+    def _issue_ttft(self, query: Query, record: dict[str, Any]) -> float | None:
+        """:data:`ISSUE_TTFT` of the query whose first LLM call ``record`` is."""
+        def at(key: str) -> int:
+            return int(record.get(key) or 0) + self.t0_ns
+
+        stamps = Timestamps(query.ticket.scheduled_ns, at("t_sent_ns"), at("t_end_ns"),
+                            at("t_first_token_ns"), (), int(record.get("output_tokens") or 0))
+        return _from_issue(stamps)  # ISSUE_TTFT's derive
 
     def _first_token(self, query: Query, how: str) -> None:
         if query.first_token is not None or query.done or not self.token_latencies:

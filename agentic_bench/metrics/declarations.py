@@ -1,29 +1,48 @@
 """The latency metrics as declarations: one row each, read by every place that shows them.
 
-A row says which records a metric comes from (``source``: the run's successful LLM steps, turns
-or sessions), which field, its unit, whether lower or higher is better, the SLO key that gates
-it (if any), what ``compare`` shows of it and what it means. :func:`latency_block` folds the
-records into ``summary.json``'s ``latency_ms``; ``summary.txt``, ``compare``, the verdict's SLO
-keys, the report's tables and plots, and the generated table of ``docs/metrics.md``
+A row says how a metric's value is derived from one request's timestamps (``derive``: a
+function of :class:`~agentic_bench.records.Timestamps`, for the metrics of LLM steps), which
+records it comes from (``source``: the run's successful LLM steps, turns or sessions), which
+field, its unit, whether lower or higher is better, the SLO key that gates it (if any), what
+``compare`` shows of it and what it means. The record constructor
+(:func:`~agentic_bench.records.llm_record`) writes each step metric's field from its
+``derive`` (:func:`step_derivations`); :func:`latency_block` folds the records into
+``summary.json``'s ``latency_ms``; ``summary.txt``, ``compare``, the verdict's SLO keys, the
+report's tables and plots, and the generated table of ``docs/metrics.md``
 (:func:`markdown_table`; a test fails when the doc is stale) all read the same rows, through
-:func:`latency_metrics`. Adding a latency metric is one row here (plus its record field), or
-one :func:`declare_latency` call from a plugin.
+:func:`latency_metrics`, and a reader that needs one metric's field looks it up by name
+(:func:`field_of`). Adding a latency metric is one row here, or one ``metric:NAME`` entry point
+in the ``agentic_bench.plugins`` group naming a :class:`MetricDecl` (:func:`plugin_metrics`:
+loaded once per process, so worker processes, ``report`` and ``compare`` see the same set).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.percentiles import describe
+from agentic_bench.plugins import PluginRef, discover_plugins
+from agentic_bench.records.llm import Derivation, Timestamps, Value
+from agentic_bench.units import NS_PER_MS
 
 STATS = ("count", "mean", "p50", "p90", "p99", "max")  # what describe() gives, shown in order
 
 
 @dataclass(frozen=True)
 class MetricDecl:
+    """One latency metric: where its values come from and how every output shows it.
+
+    ``derive`` (step metrics) computes the value of one request from its
+    :class:`~agentic_bench.records.Timestamps` — a number, a list (one per token gap) or
+    ``None`` (the field is left out) — and the record constructor writes it to ``field``; a
+    metric without one reads ``field`` as some other code wrote it (turn and session
+    latencies, a task's own step fields)."""
+
     name: str  # key in summary.json latency_ms
     label: str  # how tables title it
     source: str  # "step" (ok LLM steps), "turn" (ok turns) or "session" (ok sessions)
@@ -34,6 +53,7 @@ class MetricDecl:
     compare: tuple[str, ...]  # the statistics `agentic-bench compare` shows
     description: str
     title: str = ""  # the report's plot title (default: the label)
+    derive: Callable[[Timestamps], Value] | None = None  # a request's value from its timestamps
 
     @property
     def heading(self) -> str:
@@ -48,6 +68,24 @@ class MetricDecl:
                 yield value
 
 
+def _ttft(t: Timestamps) -> float | None:
+    return None if t.first_token_ns is None else (t.first_token_ns - t.sent_ns) / NS_PER_MS
+
+
+def _itl(t: Timestamps) -> list[float]:
+    return [round((b - a) / NS_PER_MS, 4) for a, b in itertools.pairwise(t.token_times_ns)]
+
+
+def _tpot(t: Timestamps) -> float | None:
+    if t.first_token_ns is None or t.output_tokens <= 1:
+        return None
+    return (t.end_ns - t.first_token_ns) / NS_PER_MS / (t.output_tokens - 1)
+
+
+def _request(t: Timestamps) -> float:
+    return (t.end_ns - t.sent_ns) / NS_PER_MS
+
+
 # the definitions are docs/metrics.md's (the generated table there prints them)
 LATENCY: tuple[MetricDecl, ...] = (
     MetricDecl("ttft", "TTFT", "step", "ttft_ms", "ms", "lower", "ttft_p99_ms", ('p50', 'p99'),
@@ -56,19 +94,19 @@ LATENCY: tuple[MetricDecl, ...] = (
                'immediately before the request bytes are written to an already-open keep-alive '
                'socket (connections are opened before the run); "first chunk" is stamped first '
                "thing in the event loop's read callback for the socket read that completed it "
-               '(default `raw` transport, docs/transport.md).', "TTFT"),
+               '(default `raw` transport, docs/transport.md).', "TTFT", _ttft),
     MetricDecl("itl", "ITL", "step", "itl_ms", "ms", "lower", None, ('p50',),
                'gaps between consecutive content-carrying chunks, per chunk (not averaged per '
                'request). Chunks that arrive in one network read share one timestamp (gap 0).',
-               "Inter-token latency (ITL)"),
+               "Inter-token latency (ITL)", _itl),
     MetricDecl("tpot", "TPOT", "step", "tpot_ms", "ms", "lower", "tpot_p99_ms", ('p50', 'p99'),
                '(end − first token) / (output_tokens − 1). `output_tokens` come from the '
                "server's `usage` (the request asks `stream_options.include_usage`); when the "
                'server sends none, the number of content-carrying chunks is used. '
                '`harness.token_source` in summary.json counts which source each request used '
-               '(`usage` or `chunks`).', "Time per output token (TPOT)"),
+               '(`usage` or `chunks`).', "Time per output token (TPOT)", _tpot),
     MetricDecl("request", "request", "step", "request_ms", "ms", "lower", None, ('p50', 'p99'),
-               "sent → arrival of the stream's last bytes.", "Request latency"),
+               "sent → arrival of the stream's last bytes.", "Request latency", _request),
     MetricDecl("turn", "turn", "turn", "latency_ms", "ms", "lower", "turn_p90_ms", ('p50', 'p99'),
                'user message issued (after think time) → final assistant reply of that turn, '
                'including tool, retrieve and rerank steps.', "Turn latency"),
@@ -134,19 +172,86 @@ def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
     return node
 
 
-_DECLARED: list[MetricDecl] = list(LATENCY)
+def field_of(name: str) -> str:
+    """The record field of the declared metric ``name`` (``"ttft"`` → its field): how a reader
+    that needs one metric finds it, rather than spelling the field out."""
+    return BY_NAME[name].field
+
+
+_DECLARED: list[MetricDecl] = list(LATENCY)  # the built-ins, then any declare_latency() adds
+_PLUGINS: tuple[MetricDecl, ...] | None = None  # loaded on first use, once per process
+SOURCES = ("step", "turn", "session")
 
 
 def latency_metrics() -> tuple[MetricDecl, ...]:
-    """Every declared latency metric: the built-ins (:data:`LATENCY`), then those added with
-    :func:`declare_latency`. Every reader asks here when it runs, so one declaration reaches
-    summary.json, summary.txt, the report, compare, the SLO keys and the docs."""
-    return tuple(_DECLARED)
+    """Every declared latency metric: the built-ins (:data:`LATENCY`), then those of the
+    installed ``metric:`` plugins (:func:`plugin_metrics`). Every reader asks here when it
+    runs, so one declaration reaches the records, summary.json, summary.txt, the report,
+    compare and the SLO keys — in every process, a worker's as the parent's."""
+    return (*_DECLARED, *plugin_metrics())
+
+
+def step_derivations() -> list[Derivation]:
+    """``(field, derive)`` of every declared step metric that derives its value: what
+    :func:`~agentic_bench.records.llm_record` writes into an LLM call's record."""
+    return [(d.field, d.derive) for d in latency_metrics()
+            if d.source == "step" and d.derive is not None]
+
+
+def plugin_metrics() -> tuple[MetricDecl, ...]:
+    """The metrics of the installed plugins (entry points ``metric:NAME`` in the
+    ``agentic_bench.plugins`` group, each naming a :class:`MetricDecl` or an object with its
+    fields), in name order; loaded once per process. A plugin that fails to load, or whose
+    metric clashes with a declared one, raises a :class:`ConfigError` naming it."""
+    global _PLUGINS
+    if _PLUGINS is None:
+        taken = list(_DECLARED)
+        for ref in sorted(discover_plugins("metric").values(), key=lambda r: r.name):
+            taken.append(_plugin_metric(ref, taken))
+        _PLUGINS = tuple(taken[len(_DECLARED):])
+    return _PLUGINS
+
+
+def reload_plugin_metrics() -> tuple[MetricDecl, ...]:
+    """Forget the loaded plugin metrics and load them again (after installing one)."""
+    global _PLUGINS
+    _PLUGINS = None
+    return plugin_metrics()
+
+
+def _plugin_metric(ref: PluginRef, taken: Sequence[MetricDecl]) -> MetricDecl:
+    obj = ref.load()
+    where = f"metric plugin {ref.entry_point.name!r} ({ref.source})"
+    try:
+        decl = obj if isinstance(obj, MetricDecl) else MetricDecl(
+            obj.name, obj.label, obj.source, obj.field, obj.unit, obj.better, obj.slo,
+            tuple(obj.compare), obj.description, getattr(obj, "title", ""),
+            getattr(obj, "derive", None))
+    except (AttributeError, TypeError) as exc:
+        raise ConfigError(f"{where}: not a metric declaration: {exc}") from exc
+    problems = []
+    if decl.name != ref.name:
+        problems.append(f"its metric is named {decl.name!r}, its entry point {ref.name!r}")
+    if decl.source not in SOURCES:
+        problems.append(f"source {decl.source!r} is not one of {', '.join(SOURCES)}")
+    if decl.derive is not None and not callable(decl.derive):
+        problems.append("`derive` is not callable")
+    for other in taken:
+        if other.name == decl.name or (decl.slo and other.slo == decl.slo) \
+                or (other.source == decl.source and other.field == decl.field):
+            problems.append(f"it clashes with the declared metric {other.name!r} "
+                            "(same name, SLO key or record field)")
+    if problems:
+        raise ConfigError(f"{where}: {'; '.join(problems)}")
+    return decl
 
 
 def declare_latency(decl: MetricDecl) -> None:
-    """Add a latency metric (a plugin's, or a test's); its name and SLO key must be new."""
-    if any(d.name == decl.name or (decl.slo and d.slo == decl.slo) for d in _DECLARED):
+    """Add a latency metric in this process only (a test's); its name and SLO key must be new.
+    A plugin declares its metric through a ``metric:NAME`` entry point instead, which every
+    process sees."""
+    if any(d.name == decl.name or (decl.slo and d.slo == decl.slo)
+           for d in latency_metrics()):
         raise ValueError(f"latency metric {decl.name!r} (or SLO key {decl.slo!r}) is declared")
     _DECLARED.append(decl)
 
@@ -165,14 +270,14 @@ def slo_limits() -> dict[str, tuple[str, str]]:
     """Each declared SLO key → (metric, statistic): ``ttft_p99_ms`` → (``ttft``, ``p99``); keys
     are named ``<metric>_<statistic>_<unit>``."""
     return {d.slo: (d.name, d.slo.removeprefix(f"{d.name}_").split("_")[0])
-            for d in _DECLARED if d.slo}
+            for d in latency_metrics() if d.slo}
 
 
 def latency_values(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
                    sessions: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
     """Each declared metric's values over its (successful) records, in declaration order."""
     sources = {"step": steps, "turn": turns, "session": sessions}
-    return {decl.name: list(decl.values(sources[decl.source])) for decl in _DECLARED}
+    return {decl.name: list(decl.values(sources[decl.source])) for decl in latency_metrics()}
 
 
 def latency_block(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
@@ -183,7 +288,8 @@ def latency_block(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any
 
 
 def markdown_table() -> str:
-    """The table of docs/metrics.md between its ``metrics-table`` markers."""
+    """The table of docs/metrics.md between its ``metrics-table`` markers: the built-in
+    metrics (and a test's declared ones), not those of whatever plugins are installed."""
     rows = ["| metric | from | field | unit | better | SLO key | compare | definition |",
             "|---|---|---|---|---|---|---|---|"]
     for d in _DECLARED:
@@ -214,9 +320,11 @@ def render_doc(text: str) -> str:
             f"`agentic-bench compare`):\n\n{figures_table()}\n{END}{tail}")
 
 
-__all__ = ["BY_NAME", "FIGURES", "LATENCY", "STATS", "FigureDecl", "MetricDecl",
-           "declare_latency", "declared_latency", "figure_value", "figures_table", "latency_block",
-           "latency_metrics", "latency_values", "markdown_table", "render_doc", "slo_limits"]
+__all__ = ["BY_NAME", "FIGURES", "LATENCY", "SOURCES", "STATS", "FigureDecl", "MetricDecl",
+           "declare_latency", "declared_latency", "field_of", "figure_value", "figures_table",
+           "latency_block", "latency_metrics", "latency_values", "markdown_table",
+           "plugin_metrics", "reload_plugin_metrics", "render_doc", "slo_limits",
+           "step_derivations"]
 
 
 if __name__ == "__main__":  # python -m agentic_bench.metrics.declarations [docs/metrics.md]

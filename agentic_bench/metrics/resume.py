@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.metrics.record_types import check_version
-from agentic_bench.metrics.records import RecordStream, encode_record
+from agentic_bench.records.stream import RecordStream, encode_record
+from agentic_bench.records.types import check_version
 
 COMPARED = ("load", "history", "think_time", "overrides", "endpoint", "model")
 

@@ -19,48 +19,48 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agentic_bench.metrics.declarations import latency_metrics
+from agentic_bench.metrics.declarations import field_of, latency_metrics
 from agentic_bench.metrics.distribution import MICROSECOND_MS, Distribution
 from agentic_bench.metrics.early_stop import FailureCauses
 from agentic_bench.metrics.interactivity import InteractivityTally
 from agentic_bench.metrics.load_reached import LoadTally
 from agentic_bench.metrics.prefix_cache import PrefixCacheTally
 from agentic_bench.metrics.trees import TreesTally
-from agentic_bench.metrics.verdict import goodput_limits
+from agentic_bench.metrics.verdict import goodput_limits, request_meets
 
 KEPT_TYPES = frozenset({"run", "segment", "lanes", "fanout", "branch", "join"})
+REQUEST = field_of("request")
 
 
 def _distribution(unit: str) -> Distribution:
     return Distribution(MICROSECOND_MS if unit == "ms" else None)
 
 
+ROLE_METRICS = ("ttft", "tpot", "request")  # the declared metrics a role's block shows
+
+
 class RoleTally:
-    """LLM calls of one ``role`` (e.g. rag-e2e's main and grade models)."""
+    """LLM calls of one ``role`` (e.g. rag-e2e's main and grade models): each of
+    :data:`ROLE_METRICS` under its record field's name."""
 
     def __init__(self) -> None:
         self.requests = 0
         self.errors = 0
-        self.ttft = Distribution()
-        self.tpot = Distribution()
-        self.request = Distribution()
+        self.metrics = {field_of(name): Distribution() for name in ROLE_METRICS}
 
     def add(self, r: dict[str, Any], ok: bool) -> None:
         self.requests += 1
         if not ok:
             self.errors += 1
             return
-        if "ttft_ms" in r:
-            self.ttft.add(r["ttft_ms"])
-        if "tpot_ms" in r:
-            self.tpot.add(r["tpot_ms"])
-        self.request.add(r["request_ms"])
+        for field, dist in self.metrics.items():
+            if field in r:
+                dist.add(r[field])
 
     def block(self, sessions: int) -> dict[str, Any]:
         return {"requests": self.requests, "errors": self.errors,
                 "requests_per_session": self.requests / sessions if sessions else None,
-                "ttft_ms": self.ttft.describe(), "tpot_ms": self.tpot.describe(),
-                "request_ms": self.request.describe()}
+                **{field: dist.describe() for field, dist in self.metrics.items()}}
 
 
 class RunTally:
@@ -144,7 +144,7 @@ class RunTally:
             self.token_source[r.get("token_source", "none")] += 1
             self._add_values("step", r)
             if r.get("stage"):
-                self._stage(r["stage"], r["request_ms"])
+                self._stage(r["stage"], r[REQUEST])
         else:
             self.errors[r.get("error_type") or "error"] += 1
             self.failures.add(r)
@@ -202,12 +202,7 @@ class RunTally:
 def _request_meets(r: dict[str, Any], ok: bool,
                    limits: tuple[float | None, float | None, float | None]) -> bool:
     """One request within the goodput limits (``verdict.session_meets_slos``'s test)."""
-    ttft, tpot, _ = limits
-    if not ok:
-        return False
-    if ttft is not None and (r.get("ttft_ms") is None or r["ttft_ms"] > ttft):
-        return False
-    return not (tpot is not None and r.get("tpot_ms") is not None and r["tpot_ms"] > tpot)
+    return ok and request_meets(r, *limits[:2])
 
 
 __all__ = ["KEPT_TYPES", "RoleTally", "RunTally"]

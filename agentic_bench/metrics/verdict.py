@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.metrics.declarations import slo_limits
+from agentic_bench.metrics.declarations import field_of, slo_limits
 
 # an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
 UPPER = slo_limits()  # the built-ins'; the verdict asks slo_limits() when it runs
@@ -127,15 +127,20 @@ def goodput_limits(slos: dict[str, float]) -> tuple[float | None, float | None, 
 def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any]],
                        slos: dict[str, float]) -> bool:
     """Per-session goodput test: every request and turn within the latency limits."""
-    ttft, tpot, turn = _limit(slos, "ttft"), _limit(slos, "tpot"), _limit(slos, "turn")
-    for r in requests:
-        if r.get("status") != "ok":
-            return False
-        if ttft is not None and (r.get("ttft_ms") is None or r["ttft_ms"] > ttft):
-            return False
-        if tpot is not None and r.get("tpot_ms") is not None and r["tpot_ms"] > tpot:
-            return False
-    return not (turn is not None and any(t["latency_ms"] > turn for t in turns))
+    ttft, tpot, turn = goodput_limits(slos)
+    if not all(r.get("status") == "ok" and request_meets(r, ttft, tpot) for r in requests):
+        return False
+    turn_field = field_of("turn")
+    return not (turn is not None and any(t[turn_field] > turn for t in turns))
+
+
+def request_meets(r: dict[str, Any], ttft: float | None, tpot: float | None) -> bool:
+    """One successful request within the TTFT and TPOT limits: a request with no first token
+    fails a TTFT limit; one with a single token (no TPOT) meets a TPOT limit."""
+    first, per_token = r.get(field_of("ttft")), r.get(field_of("tpot"))
+    if ttft is not None and (first is None or first > ttft):
+        return False
+    return not (tpot is not None and per_token is not None and per_token > tpot)
 
 
 ALWAYS = ("complete", "missing_turns")

@@ -9,9 +9,9 @@ generated from these declarations. :class:`EndpointOptions` — where the served
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import field_validator
+from pydantic import AfterValidator, field_validator
 
 from agentic_bench.options.schema import OptionsModel, option
 
@@ -49,6 +49,9 @@ def _not_negative(value: float) -> float:
     return value
 
 
+Millis = Annotated[float, AfterValidator(_not_negative)]  # a duration in ms, never negative
+
+
 class SimOptions(EndpointOptions):
     """``agentic-bench sim``: the latency simulator's timings, replies and faults."""
 
@@ -58,14 +61,14 @@ class SimOptions(EndpointOptions):
         "token after --ttft-ms, then one token every --itl-ms.")
 
     port: int | None = option(8900, metavar="PORT", help="port (default 8900; 0 = a free one)")
-    ttft_ms: float = option(100.0, metavar="MS",
+    ttft_ms: Millis = option(100.0, metavar="MS",
                             help="time from the complete request to the first token "
                             "(default 100)")
-    itl_ms: float = option(10.0, metavar="MS", help="gap between consecutive tokens (default 10)")
+    itl_ms: Millis = option(10.0, metavar="MS", help="gap between consecutive tokens (default 10)")
     output_tokens: int = option(64, metavar="N",
                                 help="tokens per reply, or the request's smaller max_tokens "
                                 "(default 64)")
-    jitter: float = option(0.0, metavar="MS",
+    jitter: Millis = option(0.0, metavar="MS",
                            help="uniform ±MS added to each inter-token gap (seeded)")
     tool_call: str | None = option(None, metavar="NAME",
                                    help="stream a call to tool NAME instead of text")
@@ -89,12 +92,12 @@ class SimOptions(EndpointOptions):
         False, help="hold every injected time to tens of microseconds (the last 2 ms before "
         "each deadline are spent polling: one busy core); for measuring a client's own timing "
         "error")
-    ttft_per_inflight_ms: float = option(
+    ttft_per_inflight_ms: Millis = option(
         0.0, metavar="MS",
         help="load model: add MS to a reply's TTFT for every other reply in flight when it "
         "arrives (TTFT = --ttft-ms + MS x others), so latency grows with load and a capacity "
         "search has a known answer (default 0: no load model)")
-    itl_per_inflight_ms: float = option(
+    itl_per_inflight_ms: Millis = option(
         0.0, metavar="MS",
         help="load model: add MS to each gap between a reply's tokens for every other reply in "
         "flight when it arrives (default 0)")
@@ -118,19 +121,13 @@ class SimOptions(EndpointOptions):
     malformed_rate: float = option(0.0, metavar="P", group=FAULTS, example=0.25,
                                    help="probability to send a non-JSON chunk mid-stream "
                                    "(default 0)")
-    slow_headers_ms: float = option(0.0, metavar="MS", group=FAULTS,
+    slow_headers_ms: Millis = option(0.0, metavar="MS", group=FAULTS,
                                     help="delay the response headers by MS (default 0)")
 
     @field_validator("fail_rate", "hang_rate", "disconnect_rate", "malformed_rate")
     @classmethod
     def _probability(cls, value: float) -> float:
         return _rate(value)
-
-    @field_validator("ttft_ms", "itl_ms", "jitter", "slow_headers_ms", "ttft_per_inflight_ms",
-                     "itl_per_inflight_ms")
-    @classmethod
-    def _time(cls, value: float) -> float:
-        return _not_negative(value)
 
 
 class RecordOptions(EndpointOptions):

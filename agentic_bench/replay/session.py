@@ -16,8 +16,8 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
-from agentic_bench.metrics.record_types import session_record, turn_record
 from agentic_bench.options.replay import ReplayOptions
+from agentic_bench.records.types import session_record, turn_record
 from agentic_bench.replay.history import (
     assistant_message,
     branch_session,

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
-from agentic_bench.metrics.records import llm_record
+from agentic_bench.metrics.declarations import step_derivations
+from agentic_bench.records.llm import llm_record
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult
@@ -54,6 +55,7 @@ async def timed_chat(
     ``retries`` more attempts at most; ``retry_rule`` says which failures are retried and after
     how long (:func:`retry_wait_s`); ``context``: the session's, on every attempt."""
     attempt = 0
+    derived = step_derivations()  # the declared step metrics, written into every record
     while True:
         t_issue = perf_counter_ns()
         try:
@@ -61,12 +63,13 @@ async def timed_chat(
         except asyncio.CancelledError:
             cancelled = ChatResult(t_sent_ns=t_issue, t_end_ns=perf_counter_ns()).fail(
                 "cancelled", "cancelled by the harness", status="cancelled")
-            sink({**ids, **llm_record(cancelled, t0_ns, scheduled_ns), "attempt": attempt})
+            sink({**ids, **llm_record(cancelled, t0_ns, scheduled_ns, derived=derived),
+                  "attempt": attempt})
             raise
         except Exception as exc:
             result = ChatResult(t_sent_ns=t_issue, t_end_ns=perf_counter_ns()).fail(
                 "internal", f"{type(exc).__name__}: {exc}")
-        rec = {**ids, **llm_record(result, t0_ns, scheduled_ns)}
+        rec = {**ids, **llm_record(result, t0_ns, scheduled_ns, derived=derived)}
         if attempt:
             rec["attempt"] = attempt
         wait = None if result.ok else retry_wait_s(result, attempt, retry_rule)

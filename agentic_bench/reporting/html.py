@@ -24,6 +24,7 @@ from typing import Any
 from agentic_bench.metrics.declarations import (
     FIGURE_BY_LABEL,
     FIGURES,
+    field_of,
     figure_value,
     shown_figure,
 )
@@ -214,8 +215,8 @@ def summary_section(summary: dict[str, Any]) -> str:
         ["LLM role", "calls", "per session", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
          "errors"],
         [[name, r.get("requests"), r.get("requests_per_session"),
-          r["ttft_ms"].get("p50"), r["ttft_ms"].get("p99"), r["tpot_ms"].get("p50"),
-          r["tpot_ms"].get("p99"), r.get("errors")] for name, r in roles.items()],
+          *(r[field_of(m)].get(s) for m in ("ttft", "tpot") for s in ("p50", "p99")),
+          r.get("errors")] for name, r in roles.items()],
         table_id="table-roles") if roles else ""
     fan = summary.get("fanout") or {}
     fan_tbl = table(

@@ -13,9 +13,11 @@ from collections import deque
 from time import perf_counter
 from typing import Any
 
+from agentic_bench.metrics.declarations import field_of
 from agentic_bench.metrics.percentiles import percentile
 
 PLAIN_EVERY_S = 5.0
+TTFT = field_of("ttft")  # the record field of the declared TTFT
 
 
 class Progress:
@@ -49,8 +51,8 @@ class Progress:
             self.requests += 1
             if rec.get("status") != "ok":
                 self.errors += 1
-            elif "ttft_ms" in rec:
-                self.ttft.append(rec["ttft_ms"])
+            elif TTFT in rec:
+                self.ttft.append(rec[TTFT])
 
     def line(self) -> str:
         elapsed = perf_counter() - self.t_start

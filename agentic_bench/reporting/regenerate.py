@@ -20,8 +20,8 @@ from typing import Any
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
-from agentic_bench.metrics.record_types import check_version
-from agentic_bench.metrics.records import RecordStream, run_records_path
+from agentic_bench.records.stream import RecordStream, run_records_path
+from agentic_bench.records.types import check_version
 
 Record = dict[str, Any]
 

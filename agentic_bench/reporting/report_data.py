@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentic_bench.metrics.declarations import latency_metrics
+from agentic_bench.metrics.declarations import field_of, latency_metrics
 from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting.svg_axes import nice_step
 
@@ -74,8 +74,9 @@ def ttft_vs_input(records: Sequence[Record],
                   limit: int = SCATTER_POINTS) -> tuple[list[Point], int]:
     """(input tokens, TTFT ms) of successful requests; strided down to ``limit`` points.
     Returns the points and how many requests qualified."""
-    pts = [(float(r["input_tokens"]), float(r["ttft_ms"])) for r in llm_steps(records)
-           if r.get("status") == "ok" and r.get("ttft_ms") is not None
+    ttft = field_of("ttft")
+    pts = [(float(r["input_tokens"]), float(r[ttft])) for r in llm_steps(records)
+           if r.get("status") == "ok" and r.get(ttft) is not None
            and r.get("input_tokens") is not None]
     total = len(pts)
     if total > limit:

@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.metrics.records import iter_records
+from agentic_bench.records.stream import iter_records
 
 REPORT_MAX_REQUESTS = 50_000  # per-request charts of more than this draw from a sample
 

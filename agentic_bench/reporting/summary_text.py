@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic_bench.metrics.declarations import FIGURE_BY_LABEL, latency_metrics, shown_figure
+from agentic_bench.metrics.declarations import (
+    FIGURE_BY_LABEL,
+    field_of,
+    latency_metrics,
+    shown_figure,
+)
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting.svg_axes import fmt_pct
@@ -191,10 +196,11 @@ def _role_lines(roles: dict[str, Any]) -> list[str]:
     lines = ["", "LLM roles     calls  per session   TTFT p50 / p99 ms   TPOT p50 / p99 ms"]
     for name, r in roles.items():
         per = r.get("requests_per_session")
+        ttft, tpot = r[field_of("ttft")], r[field_of("tpot")]
         lines.append(
             f"  {name:<10}{r['requests']:>7}{'' if per is None else f'{per:.2f}':>13}"
-            f"{_fmt(r['ttft_ms']['p50']):>12} / {_fmt(r['ttft_ms']['p99']):<6}"
-            f"{_fmt(r['tpot_ms']['p50']):>12} / {_fmt(r['tpot_ms']['p99'])}"
+            f"{_fmt(ttft['p50']):>12} / {_fmt(ttft['p99']):<6}"
+            f"{_fmt(tpot['p50']):>12} / {_fmt(tpot['p99'])}"
             + (f"   errors {r['errors']}" if r.get("errors") else ""))
     return lines
 

@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_bench.metrics.declarations import field_of
 from agentic_bench.reporting.html_template import figure, section
 from agentic_bench.reporting.plots import no_data
 from agentic_bench.reporting.svg_axes import (
@@ -79,6 +80,7 @@ def _bars(records: Sequence[dict[str, Any]], sid: str) -> tuple[list[str], list[
         if after["t_start_ns"] > before["t_end_ns"]:
             bars.append((0, ms(before["t_end_ns"]), ms(after["t_start_ns"]), "think",
                          f"think time before turn {after['turn']}"))
+    request, ttft = field_of("request"), field_of("ttft")
     for r in mine:
         if r.get("type") == "step" and r.get("status") != "retried":
             i = row(r.get("branch"))
@@ -88,8 +90,8 @@ def _bars(records: Sequence[dict[str, Any]], sid: str) -> tuple[list[str], list[
             if r.get("kind") == "llm":
                 ok = r.get("status") == "ok"
                 tip = (f"LLM call, turn {r.get('turn')} step {r.get('step')}: "
-                       f"{fmt_num(r.get('request_ms'))} ms"
-                       + (f", TTFT {fmt_num(r.get('ttft_ms'))} ms" if r.get("ttft_ms") else "")
+                       f"{fmt_num(r.get(request))} ms"
+                       + (f", TTFT {fmt_num(r.get(ttft))} ms" if r.get(ttft) else "")
                        + (f", {r.get('output_tokens')} tokens out" if ok else
                           f", failed: {r.get('error_type')}"))
                 bars.append((i, ms(start), ms(end), "llm" if ok else "error", tip))

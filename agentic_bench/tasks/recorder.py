@@ -12,7 +12,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionTicket
-from agentic_bench.metrics.record_types import session_record, turn_record
+from agentic_bench.records.types import session_record, turn_record
 from agentic_bench.replay.timed_call import timed_chat
 from agentic_bench.transport.result import ChatResult
 from agentic_bench.units import NS_PER_MS

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agentic_bench.metrics.record_types import RECORD_VERSION, missing_fields
+from agentic_bench.records.types import RECORD_VERSION, missing_fields
 
 pytestmark = pytest.mark.integration
 

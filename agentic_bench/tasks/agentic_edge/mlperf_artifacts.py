@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from agentic_bench.metrics.declarations import field_of
 from agentic_bench.tasks.agentic_edge.data import SUBSET_CATEGORY
 from agentic_bench.tasks.agentic_edge.gates import reported
 from agentic_bench.transport.url import redact_url as redact_endpoint
@@ -143,8 +144,8 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
             return float(r[end] - r[start])
         return None if r.get(ms_key) is None else round(r[ms_key] * 1e6)
 
-    latency = [delta(r, "t_sent_ns", "t_end_ns", "request_ms") for r in steps]
-    ttft = [delta(r, "t_sent_ns", "t_first_token_ns", "ttft_ms") for r in steps]
+    latency = [delta(r, "t_sent_ns", "t_end_ns", field_of("request")) for r in steps]
+    ttft = [delta(r, "t_sent_ns", "t_first_token_ns", field_of("ttft")) for r in steps]
     osl = series(r["output_tokens"] for r in ok if r.get("output_tokens"))
     issued = counts.get("requests", len(steps))
     duration = _window_ns(records, "performance")

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from agentic_bench.endpoint.restart_wait import RestartWaitingClient
-from agentic_bench.metrics.records import llm_record
+from agentic_bench.records.llm import llm_record
 from agentic_bench.transport.result import ChatResult
 
 
@@ -48,7 +48,7 @@ def test_a_refused_request_waits_for_the_restart_and_is_sent_again() -> None:
     result = asyncio.run(client.chat({}))
     assert result.ok and inner.sent == 2 and server.asked == [0]
     assert result.restart_wait_ms is not None and result.restart_wait_ms >= 0
-    assert llm_record(result, 0, 0)["restart_wait_ms"] == result.restart_wait_ms
+    assert llm_record(result, 0, 0, derived=())["restart_wait_ms"] == result.restart_wait_ms
     assert server.restart_waits["requests"] == 1
     assert client.base_url == inner.base_url  # everything else is the inner client's
     assert client.client_name == "FakeClient"
@@ -61,4 +61,4 @@ def test_no_restart_no_resend_and_other_failures_untouched() -> None:
     timeout = ChatResult().fail("timeout", "slow")
     server, inner = FakeServer(restarts=True), FakeClient([timeout])
     assert asyncio.run(RestartWaitingClient(inner, server).chat({})) is timeout
-    assert server.asked == [] and "restart_wait_ms" not in llm_record(timeout, 0, 0)
+    assert server.asked == [] and "restart_wait_ms" not in llm_record(timeout, 0, 0, derived=())

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.metrics.record_types import (
+from agentic_bench.records.types import (
     FIELDS,
     RECORD_VERSION,
     check_version,

@@ -67,7 +67,7 @@ def test_retry_errors_sets_error_sessions_aside(tmp_path: Path) -> None:
 
 
 def test_records_of_a_newer_version_are_refused(tmp_path: Path) -> None:
-    from agentic_bench.metrics.record_types import RECORD_VERSION
+    from agentic_bench.records.types import RECORD_VERSION
 
     write_run(tmp_path, None)
     path = tmp_path / "records.jsonl"

@@ -81,17 +81,18 @@ def test_payload_with_two_values_is_malformed_not_misaligned() -> None:
 
 
 def test_cached_prompt_tokens_reach_the_result_and_the_record() -> None:
-    from agentic_bench.metrics.records import llm_record
+    from agentic_bench.records.llm import llm_record
 
     usage = {"prompt_tokens": 40, "completion_tokens": 1,
              "prompt_tokens_details": {"cached_tokens": 32}}
     chunks = [(20, ev({"content": "a"})), (30, ev({}, finish="stop") + ev(usage=usage) + DONE)]
     r = assemble_stream(ChatResult(t_sent_ns=0, t_end_ns=40), chunks)
     assert r.ok and r.cached_tokens == 32
-    assert llm_record(r, 0, 0)["cached_tokens"] == 32
+    assert llm_record(r, 0, 0, derived=())["cached_tokens"] == 32
     plain = assemble_stream(ChatResult(t_sent_ns=0, t_end_ns=40),
                             [(20, ev({"content": "a"}, finish="stop") + DONE)])
-    assert plain.cached_tokens is None and "cached_tokens" not in llm_record(plain, 0, 0)
+    assert plain.cached_tokens is None
+    assert "cached_tokens" not in llm_record(plain, 0, 0, derived=())
 
 
 def test_mlperf_tool_delta_rules_overwrite_the_name_and_default_the_index_to_0() -> None:

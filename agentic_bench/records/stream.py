@@ -1,13 +1,12 @@
-"""Run records: one JSON line per step (plus turn, session and run lines), flushed as written.
+"""``records.jsonl`` on disk: written one flushed line per record, read back one at a time.
 
-A record is a plain ``dict``; :func:`step_record` builds the one for an LLM call from a
-:class:`ChatResult`. Times in records are nanoseconds relative to the run's start (``t0``)
-plus derived milliseconds, so a file is readable without the start instant.
+A record is a plain ``dict`` (built by :mod:`.llm` and :mod:`.types`): :class:`RecordWriter`
+appends them, :class:`RecordStream` / :func:`iter_records` / :func:`read_records` read a file
+(or its gzip-compressed ``.gz`` copy) back, skipping and counting a torn line.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 from collections.abc import Iterator
@@ -16,51 +15,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-
-from agentic_bench.transport.result import ChatResult
-from agentic_bench.units import NS_PER_MS
-
-
-def _ms(ns: int | None) -> float | None:
-    return None if ns is None else ns / NS_PER_MS
-
-
-def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int) -> dict[str, Any]:
-    """Timing and outcome fields of one chat call (the caller adds ids and scoring)."""
-    rec: dict[str, Any] = {
-        "kind": "llm",
-        "status": result.status,
-        "t_scheduled_ns": scheduled_ns - t0_ns,
-        "t_sent_ns": result.t_sent_ns - t0_ns,
-        "t_end_ns": result.t_end_ns - t0_ns,
-        "schedule_lag_ms": (result.t_sent_ns - scheduled_ns) / NS_PER_MS,
-        "request_ms": (result.t_end_ns - result.t_sent_ns) / NS_PER_MS,
-        "input_tokens": result.input_tokens,
-        "output_tokens": result.output_tokens,
-        "token_source": "usage" if result.output_tokens is not None else "chunks",
-        **({"cached_tokens": result.cached_tokens} if result.cached_tokens is not None else {}),
-        "chunks": result.chunks,
-    }
-    if result.t_first_token_ns is not None:
-        rec["t_first_token_ns"] = result.t_first_token_ns - t0_ns
-        rec["ttft_ms"] = (result.t_first_token_ns - result.t_sent_ns) / NS_PER_MS
-    times = result.token_times_ns
-    rec["itl_ms"] = [round((b - a) / NS_PER_MS, 4) for a, b in itertools.pairwise(times)]
-    if result.output_tokens is None:
-        rec["output_tokens"] = len(times)  # one content-carrying chunk ≈ one token
-    out = rec["output_tokens"]
-    if result.t_first_token_ns is not None and out and out > 1:
-        rec["tpot_ms"] = (result.t_end_ns - result.t_first_token_ns) / NS_PER_MS / (out - 1)
-    if result.http_status is not None:
-        rec["http_status"] = result.http_status
-    if result.restart_wait_ms is not None:  # not latency: the request was sent after the wait
-        rec["restart_wait_ms"] = result.restart_wait_ms
-    if result.status != "ok":
-        rec["error_type"] = result.error_type
-        rec["error"] = result.error
-    if result.finish_reason:
-        rec["finish_reason"] = result.finish_reason
-    return rec
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
@@ -99,6 +53,8 @@ class RecordWriter:
 
 @dataclass
 class ReadResult:
+    """A whole file's records and how many torn lines were skipped."""
+
     records: list[dict[str, Any]]
     truncated_lines: int
 
@@ -155,3 +111,7 @@ def _lines(path: Path) -> Iterator[str]:
         for line in fh:
             if line.strip():
                 yield line
+
+
+__all__ = ["ReadResult", "RecordStream", "RecordWriter", "encode_record", "iter_records",
+           "read_records", "run_records_path"]
