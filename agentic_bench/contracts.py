@@ -2,7 +2,7 @@
 executor signature, the session source, the run context an executor gets, and the workload a
 benchmark hands the harness.
 
-This module sits below ``load/``, ``replay/``, ``tasks/`` and ``bench``: it imports only the
+This module sits below ``load/``, ``replay/``, ``tasks/`` and ``run/``: it imports only the
 trace model, the transport contract and the replay options, so the scheduler (``load/``), the
 trace replayer (``replay/``) and every task depend on it rather than on each other.
 ``agentic_bench.workload`` and ``agentic_bench.api`` re-export these names.

@@ -3,7 +3,7 @@ run's per-session affinity headers. The contracts themselves (:class:`Workload`,
 :class:`ExecContext`, …) live in :mod:`agentic_bench.contracts`.
 
 The replay of a trace is one workload; a task (agentic-edge, rag-e2e, a plugin) is another.
-The composition root (:mod:`agentic_bench.bench`) runs any of them the same way.
+The composition root (:mod:`agentic_bench.run`) runs any of them the same way.
 """
 
 from __future__ import annotations

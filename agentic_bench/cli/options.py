@@ -1,4 +1,5 @@
-"""From validated run options (:mod:`agentic_bench.options.common`) to a RunConfig, and running it.
+"""From validated run options (:mod:`agentic_bench.options.common`) to a RunConfig (which
+:mod:`agentic_bench.run.command` runs).
 
 The options themselves — flags, help, files — are declared in ``options.common``; this module
 translates them into the harness's :class:`~agentic_bench.options.run.RunConfig` (checking the
@@ -6,7 +7,6 @@ combinations a single option cannot: ``--loadgen`` with ``--workers``, ...)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 
@@ -110,63 +110,3 @@ def lane_spec(args: Any) -> Any:
                     allow_wrap=args.allow_dataset_wrap, idle_gap_cap_s=args.idle_gap_cap,
                     cache_bust=args.cache_bust != "none", seed=args.seed, grace_s=args.grace,
                     sessions=args.sessions)
-
-
-def point_options(args: Any, key: str, value: float, trace_sessions: int,
-                  trees: bool = False) -> Any:
-    """The options of one sweep or search point (:meth:`CommonOptions.at_point`)."""
-    return args.at_point(key, value, trace_sessions, trees)
-
-
-def execute(workload: Any, config: Any, args: Any,
-            build: Callable[[Any], Any] | None = None) -> int:
-    """Run once, or once per sweep or search point (each point's config built from its own
-    options by ``build``, default :func:`run_config`); print the result; return the exit
-    code."""
-    make = build or (lambda options: run_config(options, config.command))
-
-    def point(key: str, value: float) -> Any:
-        return make(point_options(args, key, value, workload.source.size, workload.trees))
-
-    if args.search:
-        return _search(workload, config, args, point)
-    if args.sweep:
-        from agentic_bench.sweep_run import run_sweep
-
-        key, values = args.sweep.key, list(args.sweep.values)
-        sweep = run_sweep(workload, config, key, values, point)
-        if not args.quiet:
-            knee = sweep["knee"]
-            print(f"sweep: {len(values)} points, knee "
-                  f"{'at ' + key + '=' + format(knee[key], 'g') if knee else 'not found'}; "
-                  f"{sweep['out_dir']}/sweep.html")
-        return 0 if all(p["result"] == "VALID" for p in sweep["points"]) else 3
-    from agentic_bench.bench import run_workload
-
-    return finish(run_workload(workload, config), args.quiet)
-
-
-def search_spec(args: Any) -> Any:
-    """The parsed ``--search``, or None; bad values raise before anything is sent."""
-    return args.search_spec
-
-
-def _search(workload: Any, config: Any, args: Any, point: Any) -> int:
-    from agentic_bench.capacity_search import run_search
-
-    result = run_search(workload, config, search_spec(args), point)
-    if not args.quiet:
-        cap = result["capacity"]
-        print(f"capacity: {result['key']}={'-' if cap is None else format(cap, 'g')} "
-              f"({result['capacity_note']}; {len(result['points'])} runs); "
-              f"{result['out_dir']}/search.json")
-    return 0 if result["capacity"] is not None else 3
-
-
-def finish(summary: dict[str, Any], quiet: bool) -> int:
-    from agentic_bench.reporting.summary_text import render_text
-
-    if not quiet:
-        print(render_text(summary), end="")
-        print(f"outputs: {summary.get('out_dir')}/")
-    return 0 if summary["result"] == "VALID" else 3

@@ -49,8 +49,9 @@ scenario's defaults (explicit values win)."""
 def main(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from agentic_bench.cli.options import execute, lane_spec, run_config
+    from agentic_bench.cli.options import lane_spec, run_config
     from agentic_bench.errors import ConfigError
+    from agentic_bench.run.command import execute
     from agentic_bench.tasks.trace_replay import trace_workload
 
     options = parse_replay_args(list(args.rest))

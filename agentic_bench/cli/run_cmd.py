@@ -46,7 +46,8 @@ def parse_task_args(task: Any, argv: list[str], combinations: bool = True) -> An
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.options import execute, run_config
+    from agentic_bench.cli.options import run_config
+    from agentic_bench.run.command import execute
 
     rest, benchmark = list(args.rest), args.benchmark
     if args.run_config_file:  # `run --config FILE [BENCHMARK] [OPTIONS]`
@@ -65,4 +66,5 @@ def main(args: argparse.Namespace) -> int:
     workload = task.workload(task_args)
     if workload.recipe is None:
         workload.recipe = task_recipe(task.name, task_args)
-    return execute(workload, config, task_args)
+    return execute(workload, config, task_args,
+                   lambda options: run_config(options, task.name))

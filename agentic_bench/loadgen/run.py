@@ -1,8 +1,9 @@
-"""``run_with_loadgen``: the LoadGen counterpart of the runner call in :mod:`agentic_bench.bench`.
+"""``run_with_loadgen``: the LoadGen counterpart of the runner call in
+:mod:`agentic_bench.run.segments`.
 
 LoadGen (``StartTestWithLogSettings``) blocks, so it runs in its own thread; the sessions run on
 the caller's asyncio loop, where the endpoint's connections live. The call returns a
-:class:`LoadgenSegment` (a ``bench.Segment`` plus the parsed LoadGen results for summary.json).
+:class:`LoadgenSegment` (a ``contracts.Segment`` plus the parsed LoadGen results for summary.json).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A run's resolved configuration, below ``bench`` and ``loadgen/run``, which both run one."""
+"""A run's resolved configuration, below ``run/`` and ``loadgen/run``, which both run one."""
 
 from __future__ import annotations
 

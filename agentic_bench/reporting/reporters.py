@@ -1,5 +1,5 @@
 """Report writers as plugins: ``reporter:NAME`` entry points in the ``agentic_bench.plugins``
-group, run after every run (``bench``) and by ``agentic-bench report DIR``.
+group, run after every run (``run/summary.py``) and by ``agentic-bench report DIR``.
 
 A reporter is a callable ``(out_dir, summary, records) -> Path | list[Path] | None`` that writes
 its files into the run's folder (summary.json and summary.txt are written first and are not

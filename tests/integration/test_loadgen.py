@@ -1,7 +1,7 @@
 """MLPerf LoadGen drives the harness against the latency simulator over loopback.
 
-``drive`` runs a workload with ``--loadgen mlperf`` through ``bench.run_workload`` (the code the
-CLI runs); the CLI tests at the end go through the command line itself.
+``drive`` runs a workload with ``--loadgen mlperf`` through ``run.benchmark.run_workload`` (the
+code the CLI runs); the CLI tests at the end go through the command line itself.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.bench import run_workload
 from agentic_bench.contracts import Workload
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import LoadgenOptions
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.options.run import RunConfig
+from agentic_bench.run.benchmark import run_workload
 from agentic_bench.tasks.trace_replay import trace_workload
 
 pytestmark = [
@@ -32,8 +32,8 @@ LOADGEN_FILES = {"mlperf_log_summary.txt", "mlperf_log_detail.txt", "mlperf_log_
 
 def drive(workload: Workload, url: str, out: Path, load: LoadSpec,
           options: LoadgenOptions) -> dict[str, Any]:
-    """``--loadgen mlperf`` through the one composition root (``bench.run_workload``), so these
-    tests cover what the CLI runs."""
+    """``--loadgen mlperf`` through the one composition root (``run.benchmark.run_workload``), so
+    these tests cover what the CLI runs."""
     config = RunConfig(endpoint=url, load=load, options=ReplayOptions(model=""), out=out,
                        loadgen=options, quiet=True)
     return run_workload(workload, config)

@@ -310,11 +310,11 @@ def test_a_sweep_points_recorded_options_name_its_load(sweep: str, key: str) -> 
     """#32: each point's config is built from its own options (``model_copy(update=...)``),
     so the options it records (config.yaml, the run record, the resume identity) and the load
     it runs agree, value for value — not the base options with the load swapped in."""
-    from agentic_bench.cli.options import point_options, run_config
+    from agentic_bench.cli.options import run_config
 
     base = parse_for("replay", ["t.jsonl", "--sweep", sweep, "--sessions", "20"])
     for value in (2.0, 8.0) if key == "concurrency" else (0.5, 4.0):
-        config = run_config(point_options(base, key, value, trace_sessions=3), "replay")
+        config = run_config(base.at_point(key, value, trace_sessions=3), "replay")
         load = config.load
         shown, identity = config.options_shown, config.identity
         assert getattr(load, key) == value == shown[key] == identity[key]

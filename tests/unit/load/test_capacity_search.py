@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_bench.capacity_search import bisect_capacity
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.load import SearchSpec
 from agentic_bench.options.parser import resolve
+from agentic_bench.run.search import bisect_capacity
 
 
 def probe(capacity: float, seen: list[float]):  # type: ignore[no-untyped-def]

@@ -1,5 +1,5 @@
 """A second Ctrl-C cancels in-flight sessions at once without changing the validated options
-(#32: bench.py set ``runner.spec.grace_s = 0`` on the run's LoadSpec)."""
+(#32: bench.py, now run/, set ``runner.spec.grace_s = 0`` on the run's LoadSpec)."""
 
 from __future__ import annotations
 

@@ -175,8 +175,8 @@ def test_core_modules_do_not_import_loadgen() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, agentic_bench.bench, agentic_bench.cli.main, agentic_bench.loadgen; "
-            "print('mlperf_loadgen' in sys.modules)")
+    code = ("import sys, agentic_bench.run.benchmark, agentic_bench.cli.main, "
+            "agentic_bench.loadgen; print('mlperf_loadgen' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"

@@ -24,10 +24,14 @@ import json
 import statistics
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.load import SearchSpec
+
+if TYPE_CHECKING:
+    from agentic_bench.contracts import Workload
+    from agentic_bench.options.run import RunConfig
 
 LATENCY_SLOS = ("ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms")
 
@@ -68,15 +72,15 @@ def goodput_fraction(summary: dict[str, Any]) -> float:
     return met / sessions if sessions else 0.0
 
 
-def run_search(workload: Any, config: Any, spec: SearchSpec,
-               point_config: Callable[[str, float], Any]) -> dict[str, Any]:
+def run_search(workload: Workload, config: RunConfig, spec: SearchSpec,
+               point_config: Callable[[str, float], RunConfig]) -> dict[str, Any]:
     """Probe loads as the module says; ``point_config(key, value)`` gives a point's whole
     config, built from the point's own options (as a sweep's). A point that did not reach its
     load never passes."""
-    from agentic_bench.bench import default_out, run_workload
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
     from agentic_bench.options.files import write_run_config
     from agentic_bench.reporting.sweep_html import write_sweep_html
+    from agentic_bench.run.benchmark import default_out, run_workload
 
     slos = {**workload.default_slos, **config.slos}
     if not any(k in slos for k in LATENCY_SLOS):
