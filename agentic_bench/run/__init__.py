@@ -1,9 +1,13 @@
 """Running a benchmark: the composition root (endpoint + workload + load + records + summary).
 
 - ``benchmark`` — :func:`run_workload`: one run of a workload under a
-  :class:`~agentic_bench.options.run.RunConfig`, everything checked before the first request:
-  the output folder and resume, the measured segment (in process, in lanes, sharded or
-  LoadGen's) and the summary, artifacts and reports.
+  :class:`~agentic_bench.options.run.RunConfig`, everything checked before the first request.
+- ``folder`` — the output folder and ``--resume``: claiming it (or moving an earlier run
+  aside), reading what a resumed run already did, the command that continues it.
+- ``segments`` — the measured segment and its strategy: in process, in lanes of agent trees,
+  sharded over worker processes or Ray actors (or LoadGen's).
+- ``summary`` — summary assembly: ``summary.json``/``summary.txt``, artifacts and reports from
+  the run's tally and what it measured.
 - ``sweep`` — :func:`run_sweep`: one run per point of ``--sweep`` (``sweep.json``/``.html``).
 - ``search`` — :func:`run_search`: capacity under SLO (``--search``), the largest load at
   which enough sessions meet the SLOs.

@@ -80,7 +80,8 @@ def run_search(workload: Workload, config: RunConfig, spec: SearchSpec,
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
     from agentic_bench.options.files import write_run_config
     from agentic_bench.reporting.sweep_html import write_sweep_html
-    from agentic_bench.run.benchmark import default_out, run_workload
+    from agentic_bench.run.benchmark import run_workload
+    from agentic_bench.run.folder import default_out
 
     slos = {**workload.default_slos, **config.slos}
     if not any(k in slos for k in LATENCY_SLOS):

@@ -13,7 +13,8 @@ from agentic_bench.metrics.sweep import sweep_point, sweep_summary
 from agentic_bench.options.files import write_run_config
 from agentic_bench.options.run import RunConfig
 from agentic_bench.reporting.sweep_html import write_sweep_html
-from agentic_bench.run.benchmark import default_out, run_workload
+from agentic_bench.run.benchmark import run_workload
+from agentic_bench.run.folder import default_out
 
 
 def run_sweep(workload: Workload, config: RunConfig, key: str, values: list[float],

@@ -1,0 +1,202 @@
+"""The measured segment of a run and its strategy: LoadGen's (``--loadgen mlperf``), agent trees
+in lanes, shards of the one schedule in worker processes or Ray actors (``--workers``,
+``--ray-address``), or the load runner in this process. Each installs the SIGINT/SIGTERM
+handlers (the first stops issuing, the second cancels what is in flight) and the early stop
+when the first requests all fail, and returns a :class:`~agentic_bench.contracts.Segment`."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agentic_bench.contracts import ExecContext, RecordSink, Segment, Workload
+from agentic_bench.endpoint.resolve import Endpoint
+from agentic_bench.errors import ConfigError
+from agentic_bench.load.lanes import LaneRunner
+from agentic_bench.load.runner import LoadRunner
+from agentic_bench.metrics.early_stop import FirstFailures
+from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
+from agentic_bench.options.run import RunConfig
+from agentic_bench.transport.base import ChatTransport
+from agentic_bench.workload import session_executor
+
+
+def lanes_of(workload: Workload, config: RunConfig) -> LaneSpec | None:
+    """The lanes a run of agent trees goes in; None for any other workload."""
+    return config.lanes if workload.trees else None
+
+
+def stream_count(workload: Workload, config: RunConfig, lanes: LaneSpec | None) -> int:
+    """How many sessions run at once at most (the endpoint's connections and slots): the
+    lanes, the concurrency, or for LoadGen without one, up to 64."""
+    if lanes is not None:
+        return lanes.lanes
+    streams = max(1, config.load.concurrency or 1)
+    if config.loadgen is not None and not config.load.concurrency:
+        streams = min(workload.source.size, 64)
+    return streams
+
+
+def planned_sessions(workload: Workload, config: RunConfig,
+                     lanes: LaneSpec | None) -> int | None:
+    """The sessions the run will issue, when the scheduler knows in advance (never for
+    LoadGen, which decides as it goes)."""
+    if config.loadgen is not None:
+        return None
+    if lanes is not None:
+        return LaneRunner(lanes, workload.source, _noop).planned_sessions()
+    return LoadRunner(config.load, workload.source, _noop).planned_sessions()
+
+
+async def run_segment(workload: Workload, config: RunConfig, lanes: LaneSpec | None,
+                      endpoint: Endpoint, out: Path, t0: int, sink: RecordSink,
+                      skip: set[int], early: FirstFailures) -> Segment:
+    """Run the measured segment the way ``config`` asks, skipping the sessions in ``skip``
+    (done before a resume); a segment the early stop cut short ends ``all_failed``."""
+    seg: Segment
+    if config.loadgen is not None:
+        from agentic_bench.loadgen.run import run_with_loadgen
+
+        seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
+    elif lanes is not None:
+        seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0, sink, skip,
+                              early)
+    elif config.workers > 1 or config.ray_address:
+        seg = await _sharded(workload, config, config.load, endpoint.target, out, skip, sink,
+                             early)
+    else:
+        seg = await _in_process(workload, config, config.load, endpoint.transport, t0, sink,
+                                skip, early)
+    if early.triggered:
+        seg.stop_reason = "all_failed"
+    return seg
+
+
+def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
+    """The first requests all failed: stop issuing, and say so at once."""
+    def trigger() -> None:
+        if not quiet:
+            print(f"\nstopping: the first {early.n} requests all failed (an endpoint that "
+                  "cannot serve this run; --stop-after-failures 0 runs on regardless)",
+                  file=sys.stderr, flush=True)
+        stop.set()
+
+    early.stop = trigger
+
+
+async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
+                      transport: ChatTransport, t0: int, sink: RecordSink,
+                      skip: set[int], early: FirstFailures) -> Segment:
+    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
+    runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
+    _stopper(early, runner.stop_event, config.quiet)
+    _install_signals(runner.stop_event, runner)
+    try:
+        stats = await runner.run()
+    finally:
+        _remove_signals()
+        await ctx.close_extras()
+    return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
+                   stats.cancelled)
+
+
+async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
+                    transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
+                    early: FirstFailures) -> Segment:
+    """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
+    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
+    runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
+    _stopper(early, runner.stop_event, config.quiet)
+    _install_signals(runner.stop_event, None)
+    try:
+        stats = await runner.run()
+    finally:
+        _remove_signals()
+        await ctx.close_extras()
+    sink(runner.lanes_record())
+    return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
+                   stats.cancelled)
+
+
+async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: str, out: Path,
+                   skip: set[int], sink: RecordSink, early: FirstFailures) -> Segment:
+    """Shards of the one global schedule in worker processes or Ray actors."""
+    from agentic_bench.load.shard_worker import ShardSpec
+
+    if workload.recipe is None:
+        raise ConfigError("--workers/--ray-address need a workload that can be rebuilt in a "
+                          "worker (a trace replay or a registered benchmark)")
+    if url == "inproc":
+        raise ConfigError("--endpoint inproc cannot be shared by worker processes")
+    n = config.workers
+    if spec.scenario not in OPEN_LOOP and (spec.streams or 1) < n:
+        raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
+    start_wall = time.time() + (15.0 if config.ray_address else 2.0 + 0.5 * n)
+    specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
+                       api_key_env=config.api_key_env, load=spec, options=config.options,
+                       records_path=str(out / f"records.shard-{k}.jsonl"),
+                       start_wall=start_wall, skip=skip, transport=config.transport,
+                       api_key_header=config.api_key_header)
+             for k in range(n)]
+    stop = asyncio.Event()
+    _stopper(early, stop, config.quiet)
+    _install_signals(stop, None)
+
+    def on_records(batch: list[dict[str, Any]]) -> None:
+        for rec in batch:
+            sink(rec)
+
+    try:
+        if config.ray_address:
+            from agentic_bench.load.ray_executor import run_ray
+
+            reports = await run_ray(specs, on_records, stop, config.ray_address,
+                                    config.workers_per_node)
+        else:
+            from agentic_bench.load.process_pool import run_processes
+
+            reports = await run_processes(specs, on_records, stop)
+    finally:
+        _remove_signals()
+    failed = [r for r in reports if "failed" in r]
+    for r in failed:
+        print(f"error: worker shard {r['shard']} failed: {r['failed']}", file=sys.stderr)
+    ok = [r for r in reports if "failed" not in r]
+    reasons = {r["stop_reason"] for r in ok}
+    reason = ("worker_failed" if failed else "interrupted" if "interrupted" in reasons
+              else next(iter(reasons), "done"))
+    return Segment(
+        duration_s=max((r["duration_s"] for r in ok), default=0.0), stop_reason=reason,
+        issued=sum(r["issued"] for r in ok),
+        cancelled=sum(r["cancelled"] for r in ok) + len(failed), workers=reports)
+
+
+async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for counting
+    raise AssertionError
+
+
+def _install_signals(stop: asyncio.Event, runner: LoadRunner | None) -> None:
+    loop = asyncio.get_running_loop()
+    hits = {"n": 0}
+
+    def handler() -> None:
+        hits["n"] += 1
+        if hits["n"] == 1:
+            print("\nstopping: no new sessions; finishing in-flight ones "
+                  "(Ctrl-C again to cancel them)", file=sys.stderr)
+            stop.set()
+        elif runner is not None:
+            runner.cancel_all()  # no grace left; the validated options stay as they were
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, handler)
+
+
+def _remove_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.remove_signal_handler(sig)
