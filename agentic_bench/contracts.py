@@ -5,7 +5,7 @@ benchmark hands the harness.
 This module sits below ``load/``, ``replay/``, ``tasks/`` and ``run/``: it imports only the
 trace model, the transport contract and the replay options, so the scheduler (``load/``), the
 trace replayer (``replay/``) and every task depend on it rather than on each other.
-``agentic_bench.workload`` and ``agentic_bench.api`` re-export these names.
+``agentic_bench.api`` re-exports these names (the plugin surface).
 """
 
 from __future__ import annotations
