@@ -47,37 +47,19 @@ scenario's defaults (explicit values win)."""
 
 
 def main(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from agentic_bench.cli.options import lane_spec, run_config
     from agentic_bench.errors import ConfigError
     from agentic_bench.run.command import execute
     from agentic_bench.tasks.trace_replay import trace_workload
 
     options = parse_replay_args(list(args.rest))
-    config = run_config(options, "replay")
     workload = trace_workload(options.trace, fmt=options.format,
-                              synthesis=config.options.synthesis,
-                              max_context=options.max_context)
+                              synthesis=options.synthesis, max_context=options.max_context)
     if not workload.trees and options.agentx:
         raise ConfigError("--agentx replays agent trees: a Weka trace file, directory or "
                           "corpus (convert yours with `agentic-bench traces convert --to weka`)")
-
-    def build(opts: Any) -> Any:
-        """A run's config from its options — the run's own, or a sweep or search point's —
-        with the lanes and the AgentX rules agent trees run under."""
-        cfg = run_config(opts, "replay")
-        if workload.trees:
-            from agentic_bench.options.agentx import scenario_rules
-
-            cfg = replace(cfg, lanes=lane_spec(opts), gpus=opts.gpus,
-                          agentx=scenario_rules(opts) if opts.agentx else None)
-        return cfg
-
-    config = build(options)
-    if config.options.history == "live" and not workload.trees:
+    if options.history == "live" and not workload.trees:
         _refuse_live_fanout(workload.source)
-    return execute(workload, config, options, build)
+    return execute(workload, options, "replay")
 
 
 def _refuse_live_fanout(source: Any) -> None:

@@ -46,7 +46,7 @@ def parse_task_args(task: Any, argv: list[str], combinations: bool = True) -> An
 
 
 def main(args: argparse.Namespace) -> int:
-    from agentic_bench.cli.options import run_config
+    from agentic_bench.options.common import common
     from agentic_bench.run.command import execute
 
     rest, benchmark = list(args.rest), args.benchmark
@@ -62,9 +62,7 @@ def main(args: argparse.Namespace) -> int:
         return 0 if args.help_requested else 2
     task = load_task(benchmark)
     task_args = parse_task_args(task, rest)
-    config = run_config(task_args, task.name)
     workload = task.workload(task_args)
     if workload.recipe is None:
         workload.recipe = task_recipe(task.name, task_args)
-    return execute(workload, config, task_args,
-                   lambda options: run_config(options, task.name))
+    return execute(workload, common(task_args), task.name)

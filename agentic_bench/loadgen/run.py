@@ -33,8 +33,9 @@ from agentic_bench.loadgen.settings import (
 )
 from agentic_bench.loadgen.sut import SessionSut
 from agentic_bench.loadgen.test09 import finish_test09
+from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import INSTALL_HINT, LoadgenOptions
-from agentic_bench.options.run import RunConfig
+from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.workload import session_executor
 
 # LoadGen's issue thread needs the GIL to call issue_queries; while the loop thread runs Python
@@ -59,34 +60,34 @@ def import_loadgen() -> Any:
 
 
 async def run_with_loadgen(
-    workload: Workload, config: RunConfig, endpoint: Endpoint, out: Path, sink: RecordSink,
-    *, t0_ns: int | None = None, options: LoadgenOptions | None = None, lg: Any = None,
+    workload: Workload, endpoint: Endpoint, out: Path, sink: RecordSink, *, load: LoadSpec,
+    slos: dict[str, float], replay: ReplayOptions, transport_kind: str | None = None,
+    t0_ns: int | None = None, options: LoadgenOptions | None = None, lg: Any = None,
     install_signals: bool = True,
 ) -> LoadgenSegment:
-    """Run ``workload`` with LoadGen issuing its sessions; LoadGen's logs go into ``out`` (or,
-    with ``layout="submission"``, into ``out/performance/run_1``, ``out/accuracy`` or
+    """Run ``workload`` with LoadGen issuing its sessions under ``load`` (its scenario,
+    concurrency cap and grace) and ``slos`` (the benchmark's defaults with the run's), each
+    session's requests made as ``replay`` says; LoadGen's logs go into ``out`` (or, with
+    ``layout="submission"``, into ``out/performance/run_1``, ``out/accuracy`` or
     ``out/TEST09/performance/run_1`` by mode; the conf used is copied to ``out/user.conf``)."""
-    opts = options or getattr(config, "loadgen", None) or LoadgenOptions(
-        scenario=config.load.scenario)
+    opts = options or LoadgenOptions(scenario=load.scenario)
     lg = lg or import_loadgen()
-    slos = {**workload.default_slos, **config.slos}
-    plan = plan_settings(opts, config.load, slos, workload.source.size, workload.name)
+    plan = plan_settings(opts, load, slos, workload.source.size, workload.name)
     out.mkdir(parents=True, exist_ok=True)
     files = _conf_copies(opts, plan, out, workload.source.size)
     ts = build_test_settings(lg, plan)
     t0 = perf_counter_ns() if t0_ns is None else t0_ns
     loop = asyncio.get_running_loop()
-    capped = config.load.concurrency if plan.scenario in ("Offline", "Server") else None
+    capped = load.concurrency if plan.scenario in ("Offline", "Server") else None
     sut = SessionSut(lg, loop, workload.source, sink, t0_ns=t0,
                      token_latencies=bool(ts.use_token_latencies), max_in_flight=capped,
                      keep_records=opts.mode == "accuracy", token_stage=opts.token_stage,
                      json_payload=opts.mode == "accuracy")
-    ctx = ExecContext(endpoint.transport, sut.sink, t0, config.options,
-                      transport_kind=config.transport)
+    ctx = ExecContext(endpoint.transport, sut.sink, t0, replay, transport_kind=transport_kind)
     sut.execute = session_executor(workload, ctx)
     logs = out / opts.log_dir if opts.log_dir else out
     logs.mkdir(parents=True, exist_ok=True)
-    grace = config.load.grace_s
+    grace = load.grace_s
     stop = _Interrupt(sut, grace) if install_signals else None
     t_start = perf_counter_ns()
     audit = files.get("audit_path")

@@ -5,13 +5,15 @@
 - ``parser`` — command lines and ``--config`` files into validated option models.
 - ``files`` — the ``config.yaml`` a run saves and ``--config`` reads.
 - ``common`` — :class:`CommonOptions`, the options of every run (endpoint, load, LoadGen,
-  replay, output).
+  replay, output). The validated model is the run's configuration: the load, LoadGen
+  options, SLOs, replay options and sweep or search points are views of it.
 - ``replay`` — :class:`ReplayOptions` (how sessions are replayed), ``ThinkPolicy``,
   ``SynthesisOptions``.
-- ``load`` — :class:`LoadSpec` (scenario, rate, concurrency, stop) and :class:`LaneSpec` (lanes
-  of agent trees).
+- ``load`` — :class:`LoadSpec` (scenario, rate, concurrency, stop), :class:`LaneSpec` (lanes
+  of agent trees), :class:`SweepSpec` and :class:`SearchSpec` (``--sweep``, ``--search``).
+- ``slo`` — :class:`SloSet` (``--slo``, parsed once).
 - ``loadgen`` — :class:`LoadgenOptions` (``--loadgen mlperf``).
-- ``run`` — :class:`RunConfig`, the resolved configuration a run executes.
+- ``agentx`` — the InferenceX AgentX scenario's preset and locked rules (``replay --agentx``).
 
 - ``serving`` — the options of ``sim``, ``record`` and ``serve`` (:class:`EndpointOptions`
   declared once).
@@ -23,7 +25,8 @@ imports its module on first use.
 
 from typing import Any
 
-__all__ = ["common", "files", "load", "loadgen", "parser", "replay", "run", "schema", "serving"]
+__all__ = ["agentx", "common", "files", "load", "loadgen", "parser", "replay", "schema",
+           "serving", "slo"]
 
 
 def __getattr__(name: str) -> Any:

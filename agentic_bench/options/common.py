@@ -299,6 +299,12 @@ class CommonOptions(OptionsModel):
         while a preset is still to complete the options: ``context={"combinations": False}``)."""
         if not (info.context or {}).get("combinations", True):
             return self
+        return self.check_combinations()
+
+    def check_combinations(self) -> Self:
+        """The rules between options (a :class:`~agentic_bench.errors.ConfigError` for the
+        first one broken); the validator runs them, and :func:`~agentic_bench.options.parser.
+        resolve` on options a preset left as they were."""
         if self.sweep and self.search:
             raise ConfigError("--search and --sweep: choose one")
         if self.retry_errors and self.resume is None:

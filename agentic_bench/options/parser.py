@@ -121,6 +121,8 @@ def resolve(model: type[M], explicit: Mapping[str, Any], config: ConfigFile | No
     # the preset reads the options it completes: the rules between options wait for it
     options = _validate(model, merged, config, file_lines, combinations=False)
     extra = {k: v for k, v in preset(options).items() if k not in merged}
+    if not extra:  # nothing completed: these options stand, validated once; now the rules
+        return options.check_combinations() if combinations else options
     return _validate(model, {**extra, **merged}, config, file_lines, combinations)
 
 

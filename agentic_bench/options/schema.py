@@ -128,6 +128,10 @@ class OptionsModel(BaseModel):
     option_group: ClassVar[str] = "options"
     identity_default: ClassVar[bool] = True
 
+    def check_combinations(self) -> Self:
+        """The rules between this model's options (none here; the run options have some)."""
+        return self
+
 
 def option(default: Any = None, *, help: str, metavar: str | None = None,
            group: str | None = None, identity: bool | None = None, redact: bool = False,
@@ -296,13 +300,18 @@ def json_schema(model: type[OptionsModel], benchmark: str) -> dict[str, Any]:
             **({"$defs": schema["$defs"]} if "$defs" in schema else {})}
 
 
-def to_argv(options: OptionsModel) -> list[str]:
-    """The command line that gives back ``options`` (values that differ from the defaults)."""
+def to_argv(options: OptionsModel, *, skip: typing.Collection[str] = (),
+            redacted: bool = False) -> list[str]:
+    """The command line that gives back ``options`` (values that differ from the defaults;
+    none of the fields in ``skip``; ``redacted``: URLs as :func:`public_options` shows them)."""
+    shown = public_options(options) if redacted else None
     argv: list[str] = []
     for name, spec in specs(type(options)).items():
         value = getattr(options, name)
-        if value == spec.default:
+        if name in skip or value == spec.default:
             continue
+        if shown is not None:
+            value = shown[name]
         if spec.kind == "switch":
             argv.append(spec.flag)
         elif spec.positional:
@@ -320,13 +329,11 @@ def command_line(prefix: list[str], options: OptionsModel) -> str:
     ``agentic-bench run NAME`` or ``agentic-bench replay``): the flags that differ from the
     defaults, URLs redacted, without the one-shot ``--out``/``--resume``/``--overwrite``/
     ``--retry-errors`` (as a saved config.yaml)."""
-    import json
     import shlex
 
     from agentic_bench.options.files import NOT_SAVED
 
-    kept = {k: v for k, v in public_options(options).items() if k not in NOT_SAVED}
-    return shlex.join([*prefix, *to_argv(type(options).model_validate_json(json.dumps(kept)))])
+    return shlex.join([*prefix, *to_argv(options, skip=NOT_SAVED, redacted=True)])
 
 
 def recipe_data(options: OptionsModel) -> dict[str, Any]:

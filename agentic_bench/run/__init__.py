@@ -1,7 +1,9 @@
 """Running a benchmark: the composition root (endpoint + workload + load + records + summary).
 
-- ``benchmark`` — :func:`run_workload`: one run of a workload under a
-  :class:`~agentic_bench.options.run.RunConfig`, everything checked before the first request.
+- ``benchmark`` — :func:`run_workload`: one run of a workload under its validated options,
+  everything checked before the first request.
+- ``plan`` — :class:`Run`: the options and what the command and the run add to them (the
+  command's name, the lanes of agent trees, the replay options once the endpoint is open).
 - ``folder`` — the output folder and ``--resume``: claiming it (or moving an earlier run
   aside), reading what a resumed run already did, the command that continues it.
 - ``segments`` — the measured segment and its strategy: in process, in lanes of agent trees,
@@ -11,7 +13,7 @@
 - ``sweep`` — :func:`run_sweep`: one run per point of ``--sweep`` (``sweep.json``/``.html``).
 - ``search`` — :func:`run_search`: capacity under SLO (``--search``), the largest load at
   which enough sessions meet the SLOs.
-- ``command`` — what a command does with its config: :func:`execute` runs it once or per
+- ``command`` — what a command does with its options: :func:`execute` runs it once or per
   sweep or search point and :func:`finish` prints the result and gives the exit code.
 
 Importing this package is cheap: each name loads its module (and the harness) on first use,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import time
-from dataclasses import replace
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -24,54 +24,59 @@ from agentic_bench.load import gc_policy
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.metrics.host_cpu import read_ticks, segment_fields
 from agentic_bench.metrics.tally import RunTally
+from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.files import write_run_config
-from agentic_bench.options.run import RunConfig
 from agentic_bench.records.stream import RecordWriter
 from agentic_bench.records.types import RECORD_VERSION
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.run.folder import announce_resume, claim_out, default_out, resumed_state
-from agentic_bench.run.segments import lanes_of, planned_sessions, run_segment, stream_count
+from agentic_bench.run.plan import Run, check_plan
+from agentic_bench.run.segments import planned_sessions, run_segment, stream_count
 from agentic_bench.run.summary import RunFacts, write_outputs
 from agentic_bench.server_metrics.energy import EnergyProbe
 
 
-def run_workload(workload: Workload, config: RunConfig) -> dict[str, Any]:
-    """Run synchronously (installs SIGINT/SIGTERM handlers); returns the summary.
+def run_workload(workload: Workload, options: CommonOptions,
+                 command: str | None = None) -> dict[str, Any]:
+    """Run ``workload`` under its validated ``options`` synchronously (installs SIGINT/SIGTERM
+    handlers); returns the summary. ``command``: the benchmark's name or ``replay`` (what
+    ``config.yaml`` and the rerun line name; None for a run built in code).
 
     Uses uvloop when installed (lower per-chunk client cost, see docs/transport.md).
     """
     try:
         import uvloop
     except ImportError:
-        return asyncio.run(_run(workload, config))
-    return uvloop.run(_run(workload, config))
+        return asyncio.run(_run(workload, options, command))
+    return uvloop.run(_run(workload, options, command))
 
 
-async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
-    out = config.out or default_out(workload.name)
-    api_key = os.environ.get(config.api_key_env) or None
-    slos = {**workload.default_slos, **config.slos}
-    # the run's own copies: the caller's config is never changed (a sweep reuses it)
-    config = replace(config, options=replace(
-        config.options, overrides={**workload.default_overrides, **config.options.overrides}))
-    claim_out(out, resume=config.resume, overwrite=config.overwrite)
-    lanes = lanes_of(workload, config)
-    streams = stream_count(workload, config, lanes)
-    async with open_endpoint(config.endpoint, config.model, api_key, max_connections=0,
-                             request_timeout_s=config.options.request_timeout_s,
+async def _run(workload: Workload, options: CommonOptions,
+               command: str | None) -> dict[str, Any]:
+    lanes = check_plan(workload, options)
+    out = options.resume or options.out or default_out(workload.name)
+    api_key = os.environ.get(options.api_key_env) or None
+    slos = {**workload.default_slos, **options.slos}
+    claim_out(out, resume=options.resume is not None, overwrite=options.overwrite)
+    streams = stream_count(workload, options, lanes)
+    async with open_endpoint(options.endpoint, options.model, api_key, max_connections=0,
+                             request_timeout_s=options.request_timeout,
                              warm_connections=min(streams, 256),
                              server_log=out / "server.log",
-                             api_key_header=config.api_key_header,
+                             api_key_header=options.api_key_header,
                              slots=streams, tool_routing=workload.tool_routing,
-                             transport_kind=config.transport) as endpoint:
-        config = replace(config, options=replace(config.options, model=endpoint.model))
+                             transport_kind=options.transport) as endpoint:
+        # what the run decides: the served model, the benchmark's body defaults, the salt
+        run = Run(options, command, lanes, options.replay(
+            model=endpoint.model, overrides=workload.default_overrides,
+            salt=secrets.token_hex(4) if options.salt else None))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
             workload.info.update(workload.prepare(endpoint.target, api_key))
         described = workload.info if workload.identity is None else workload.identity
         identity = {"benchmark": workload.name, **described}
-        resumed = resumed_state(out, config, identity)
+        resumed = resumed_state(out, run, identity)
         out.mkdir(parents=True, exist_ok=True)
-        write_run_config(out, config.command or workload.name, config.options_shown)
+        write_run_config(out, command or workload.name, run.shown)
         writer = RecordWriter(out / "records.jsonl").open()
         # the run keeps its summary's inputs (metrics/tally.py), not its records; a task that
         # scores or writes artifacts from whole records (small accuracy runs) keeps those too
@@ -80,13 +85,13 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
         tally = RunTally(slos)
         for record in resumed.records if records is None else records:  # read line by line
             tally.add(record)
-        planned = planned_sessions(workload, config, lanes)
+        planned = planned_sessions(workload, run)
         progress = Progress(total=None if planned is None else planned - len(resumed.done),
-                            quiet=config.quiet)
-        if config.resume and not config.quiet:
+                            quiet=options.quiet)
+        if run.resume and not options.quiet:
             announce_resume(out, len(resumed.done), planned)
-
-        early = FirstFailures(config.stop_after_failures if config.loadgen is None else 0)
+        loadgen = options.loadgen_options
+        early = FirstFailures(options.stop_after_failures if loadgen is None else 0)
 
         def sink(record: dict[str, Any]) -> None:
             writer.write(record)
@@ -100,32 +105,33 @@ async def _run(workload: Workload, config: RunConfig) -> dict[str, Any]:
 
         started = time.time()
         t0 = perf_counter_ns()
+        rerun = run.command_line
         sink({"type": "run", "record_version": RECORD_VERSION, "benchmark": workload.name,
               "started_at": started,
-              "config": config.public(), "options": config.options_shown,
-              **({"command_line": config.command_line} if config.command_line else {}),
+              "config": run.public(), "options": run.shown,
+              **({"command_line": rerun} if rerun else {}),
               "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})
         cpu0 = time.process_time()
         ticks0 = read_ticks()
         probe = EnergyProbe(local_endpoint=_local(endpoint))
-        scraped = scraped_urls(config, endpoint)
+        scraped = scraped_urls(options, endpoint)
         probe.begin()
         progress.start()
         try:
-            async with _scraping(scraped, config, out, t0):  # --server-metrics meanwhile
+            async with _scraping(scraped, options, out, t0):  # --server-metrics meanwhile
                 with gc_policy.measured_phase():  # no full GC pass over kept records
-                    seg = await run_segment(workload, config, lanes, endpoint, out, t0, sink,
+                    seg = await run_segment(workload, run, endpoint, out, t0, sink,
                                             resumed.done, early)
                     sink({"type": "segment", "duration_s": seg.duration_s,
                           "stop_reason": seg.stop_reason, "issued": seg.issued,
-                          "resumed": config.resume, **segment_fields(ticks0)})
+                          "resumed": run.resume, **segment_fields(ticks0)})
         finally:
             progress.stop()
             writer.close()
             used_j = probe.end()
-        facts = RunFacts(workload=workload, config=config, endpoint=endpoint, out=out,
+        facts = RunFacts(workload=workload, run=run, endpoint=endpoint, out=out,
                          slos=slos, resumed=resumed, planned=planned, segment=seg,
                          started=started, cpu0=cpu0, scraped=bool(scraped))
         summary = write_outputs(facts, tally, records, used_j, probe)
@@ -142,17 +148,17 @@ def _local(endpoint: Endpoint) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
-def scraped_urls(config: RunConfig, endpoint: Endpoint) -> list[str]:
+def scraped_urls(options: CommonOptions, endpoint: Endpoint) -> list[str]:
     """``--server-metrics``, else the endpoint's own ``/metrics`` (and ``/slots``) when we
     started a server that has them (``llama-server``, the embedded endpoint's default)."""
-    return list(config.server_metrics) or list(endpoint.info.get("metrics_urls") or [])
+    return list(options.server_metrics) or list(endpoint.info.get("metrics_urls") or [])
 
 
-def _scraping(urls: list[str], config: RunConfig, out: Path,
+def _scraping(urls: list[str], options: CommonOptions, out: Path,
               t0: int) -> contextlib.AbstractAsyncContextManager[Any]:
     """The scraper running for the run's duration (nothing without URLs)."""
     if not urls:
         return contextlib.nullcontext()
     from agentic_bench.server_metrics import MetricsScraper
 
-    return MetricsScraper(urls, out, t0, config.server_metrics_interval_s)
+    return MetricsScraper(urls, out, t0, options.server_metrics_interval)

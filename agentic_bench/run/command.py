@@ -1,42 +1,36 @@
-"""What a command does with its resolved config: run once, or once per sweep or search point,
-print the result and return the exit code (0 VALID, 3 INVALID).
+"""What a command does with its validated options: run once, or once per sweep or search
+point, print the result and return the exit code (0 VALID, 3 INVALID).
 
-The commands (``run``, ``replay``) build the config from their options
-(:func:`agentic_bench.cli.options.run_config`) and hand it here with ``build``, the same
-translation for each sweep or search point's options
+The commands (``run``, ``replay``) parse and validate their options once and hand them here;
+each sweep or search point runs under its own copy of them
 (:meth:`~agentic_bench.options.common.CommonOptions.at_point`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentic_bench.contracts import Workload
     from agentic_bench.options.common import CommonOptions
-    from agentic_bench.options.load import SearchSpec
-    from agentic_bench.options.run import RunConfig
 
 
-def execute(workload: Workload, config: RunConfig, args: CommonOptions,
-            build: Callable[[CommonOptions], RunConfig]) -> int:
-    """Run once, or once per sweep or search point (each point's config built from its own
-    options by ``build``, the command's own translation of options into a config); print the
-    result; return the exit code."""
+def execute(workload: Workload, options: CommonOptions, command: str | None = None) -> int:
+    """Run once, or once per sweep or search point; print the result; return the exit code.
+    ``command``: the benchmark's name or ``replay`` (what ``config.yaml`` and the rerun line
+    name). What only the workload or the network can refuse is refused first."""
+    from agentic_bench.run.plan import check_plan
 
-    def point(key: str, value: float) -> RunConfig:
-        return build(args.at_point(key, value, workload.source.size, workload.trees))
-
-    search = args.search_spec
+    check_plan(workload, options)
+    search = options.search_spec
     if search is not None:
-        return _search(workload, config, search, point, args.quiet)
-    if args.sweep:
+        return _search(workload, options, command)
+    if options.sweep is not None:
         from agentic_bench.run.sweep import run_sweep
 
-        key, values = args.sweep.key, list(args.sweep.values)
-        sweep = run_sweep(workload, config, key, values, point)
-        if not args.quiet:
+        key, values = options.sweep.key, options.sweep.values
+        sweep = run_sweep(workload, options, options.sweep, command)
+        if not options.quiet:
             knee = sweep["knee"]
             print(f"sweep: {len(values)} points, knee "
                   f"{'at ' + key + '=' + format(knee[key], 'g') if knee else 'not found'}; "
@@ -44,15 +38,16 @@ def execute(workload: Workload, config: RunConfig, args: CommonOptions,
         return 0 if all(p["result"] == "VALID" for p in sweep["points"]) else 3
     from agentic_bench.run.benchmark import run_workload
 
-    return finish(run_workload(workload, config), args.quiet)
+    return finish(run_workload(workload, options, command), options.quiet)
 
 
-def _search(workload: Workload, config: RunConfig, spec: SearchSpec,
-            point: Callable[[str, float], RunConfig], quiet: bool) -> int:
+def _search(workload: Workload, options: CommonOptions, command: str | None) -> int:
     from agentic_bench.run.search import run_search
 
-    result = run_search(workload, config, spec, point)
-    if not quiet:
+    spec = options.search_spec
+    assert spec is not None
+    result = run_search(workload, options, spec, command)
+    if not options.quiet:
         cap = result["capacity"]
         print(f"capacity: {result['key']}={'-' if cap is None else format(cap, 'g')} "
               f"({result['capacity_note']}; {len(result['points'])} runs); "

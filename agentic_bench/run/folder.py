@@ -11,7 +11,7 @@ from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.resume import ResumeState, prepare_resume
-from agentic_bench.options.run import RunConfig
+from agentic_bench.run.plan import Run
 
 
 def claim_out(out: Path, *, resume: bool, overwrite: bool) -> None:
@@ -38,14 +38,14 @@ def default_out(name: str) -> Path:
     return Path("results") / f"{name}-{stamp}"
 
 
-def resumed_state(out: Path, config: RunConfig, identity: dict[str, Any]) -> ResumeState:
+def resumed_state(out: Path, run: Run, identity: dict[str, Any]) -> ResumeState:
     """What the run in ``out`` already did (``--resume``; nothing for a new run): its kept
     records, the sessions done and the time it ran. A resume with other identifying options
     or another workload is refused."""
-    if not config.resume:
+    if not run.resume:
         return ResumeState()
-    return prepare_resume(out, config.public(), identity, retry_errors=config.retry_errors,
-                          options=config.identity)
+    return prepare_resume(out, run.public(), identity, retry_errors=run.options.retry_errors,
+                          options=run.identity)
 
 
 def announce_resume(out: Path, done: int, planned: int | None) -> None:
@@ -54,10 +54,11 @@ def announce_resume(out: Path, done: int, planned: int | None) -> None:
     print(f"resuming {out}: {done} sessions done{left}", file=sys.stderr, flush=True)
 
 
-def resume_command(config: RunConfig, name: str, out: Path) -> str:
-    """How to continue an interrupted run: its own options come from DIR/config.yaml."""
+def resume_command(command: str | None, name: str, out: Path) -> str:
+    """How to continue an interrupted run of ``command`` (None: the workload ``name``'s
+    benchmark): its own options come from DIR/config.yaml."""
     import shlex
 
-    head = "agentic-bench replay" if (config.command or name) == "replay" else \
-        f"agentic-bench run {config.command or name}"
+    head = "agentic-bench replay" if (command or name) == "replay" else \
+        f"agentic-bench run {command or name}"
     return f"{head} --resume {shlex.quote(str(out))}"

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
@@ -31,7 +30,7 @@ from agentic_bench.options.load import SearchSpec
 
 if TYPE_CHECKING:
     from agentic_bench.contracts import Workload
-    from agentic_bench.options.run import RunConfig
+    from agentic_bench.options.common import CommonOptions
 
 LATENCY_SLOS = ("ttft_p99_ms", "tpot_p99_ms", "turn_p90_ms")
 
@@ -72,25 +71,26 @@ def goodput_fraction(summary: dict[str, Any]) -> float:
     return met / sessions if sessions else 0.0
 
 
-def run_search(workload: Workload, config: RunConfig, spec: SearchSpec,
-               point_config: Callable[[str, float], RunConfig]) -> dict[str, Any]:
-    """Probe loads as the module says; ``point_config(key, value)`` gives a point's whole
-    config, built from the point's own options (as a sweep's). A point that did not reach its
-    load never passes."""
+def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
+               command: str | None = None) -> dict[str, Any]:
+    """Probe loads as the module says, each point under its own options (as a sweep's:
+    :func:`~agentic_bench.run.sweep.point_options`). A point that did not reach its load
+    never passes."""
     from agentic_bench.metrics.sweep import sweep_point, sweep_summary
     from agentic_bench.options.files import write_run_config
+    from agentic_bench.options.schema import public_options
     from agentic_bench.reporting.sweep_html import write_sweep_html
     from agentic_bench.run.benchmark import run_workload
     from agentic_bench.run.folder import default_out
+    from agentic_bench.run.sweep import point_options
 
-    slos = {**workload.default_slos, **config.slos}
+    slos = {**workload.default_slos, **options.slos}
     if not any(k in slos for k in LATENCY_SLOS):
         raise ConfigError("--search needs a latency limit to search against: --slo "
                           "ttft_p99_ms=..., tpot_p99_ms=... or turn_p90_ms=...")
-    base = config.out or default_out(f"{workload.name}-search")
+    base = options.resume or options.out or default_out(f"{workload.name}-search")
     base.mkdir(parents=True, exist_ok=True)
-    write_run_config(base, config.command or workload.name, config.options_shown,
-                     sweep_folder=True)
+    write_run_config(base, command or workload.name, public_options(options), sweep_folder=True)
     probed: list[dict[str, Any]] = []
 
     def meets(value: float) -> bool:
@@ -98,8 +98,9 @@ def run_search(workload: Workload, config: RunConfig, spec: SearchSpec,
         short = False
         for r in range(spec.repeats):
             name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
-            cfg = replace(point_config(spec.key, value), out=base / name)
-            summary = run_workload(workload, cfg)
+            summary = run_workload(
+                workload, point_options(workload, options, spec.key, value, base / name),
+                command)
             fraction = goodput_fraction(summary)
             fractions.append(fraction)
             point = sweep_point(spec.key, value, summary)
@@ -108,7 +109,7 @@ def run_search(workload: Workload, config: RunConfig, spec: SearchSpec,
         decided = statistics.median(fractions) >= spec.fraction and not short
         for p in probed[-spec.repeats:]:
             p["meets"] = decided
-        if not config.quiet:
+        if not options.quiet:
             verdict = ("load not reached: " + str(probed[-1].get("short")) if short else
                        "meets" if decided else "below")
             print(f"search {spec.key}={value:g}: goodput fraction "

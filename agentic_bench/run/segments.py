@@ -19,57 +19,56 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.metrics.early_stop import FirstFailures
+from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
-from agentic_bench.options.run import RunConfig
+from agentic_bench.run.plan import Run
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.workload import session_executor
 
 
-def lanes_of(workload: Workload, config: RunConfig) -> LaneSpec | None:
-    """The lanes a run of agent trees goes in; None for any other workload."""
-    return config.lanes if workload.trees else None
-
-
-def stream_count(workload: Workload, config: RunConfig, lanes: LaneSpec | None) -> int:
+def stream_count(workload: Workload, options: CommonOptions, lanes: LaneSpec | None) -> int:
     """How many sessions run at once at most (the endpoint's connections and slots): the
     lanes, the concurrency, or for LoadGen without one, up to 64."""
     if lanes is not None:
         return lanes.lanes
-    streams = max(1, config.load.concurrency or 1)
-    if config.loadgen is not None and not config.load.concurrency:
+    streams = max(1, options.concurrency or 1)
+    if options.loadgen_options is not None and not options.concurrency:
         streams = min(workload.source.size, 64)
     return streams
 
 
-def planned_sessions(workload: Workload, config: RunConfig,
-                     lanes: LaneSpec | None) -> int | None:
+def planned_sessions(workload: Workload, run: Run) -> int | None:
     """The sessions the run will issue, when the scheduler knows in advance (never for
     LoadGen, which decides as it goes)."""
-    if config.loadgen is not None:
+    if run.options.loadgen_options is not None:
         return None
-    if lanes is not None:
-        return LaneRunner(lanes, workload.source, _noop).planned_sessions()
-    return LoadRunner(config.load, workload.source, _noop).planned_sessions()
+    if run.lanes is not None:
+        return LaneRunner(run.lanes, workload.source, _noop).planned_sessions()
+    return LoadRunner(run.options.load, workload.source, _noop).planned_sessions()
 
 
-async def run_segment(workload: Workload, config: RunConfig, lanes: LaneSpec | None,
-                      endpoint: Endpoint, out: Path, t0: int, sink: RecordSink,
-                      skip: set[int], early: FirstFailures) -> Segment:
-    """Run the measured segment the way ``config`` asks, skipping the sessions in ``skip``
+async def run_segment(workload: Workload, run: Run, endpoint: Endpoint, out: Path, t0: int,
+                      sink: RecordSink, skip: set[int], early: FirstFailures) -> Segment:
+    """Run the measured segment the way the options ask, skipping the sessions in ``skip``
     (done before a resume); a segment the early stop cut short ends ``all_failed``."""
     seg: Segment
-    if config.loadgen is not None:
+    options = run.options
+    loadgen = options.loadgen_options
+    if loadgen is not None:
         from agentic_bench.loadgen.run import run_with_loadgen
 
-        seg = await run_with_loadgen(workload, config, endpoint, out, sink, t0_ns=t0)
-    elif lanes is not None:
-        seg = await _in_lanes(workload, config, lanes, endpoint.transport, t0, sink, skip,
+        seg = await run_with_loadgen(
+            workload, endpoint, out, sink, load=options.load,
+            slos={**workload.default_slos, **options.slos}, replay=run.replay,
+            transport_kind=options.transport, options=loadgen, t0_ns=t0)
+    elif run.lanes is not None:
+        seg = await _in_lanes(workload, run, run.lanes, endpoint.transport, t0, sink, skip,
                               early)
-    elif config.workers > 1 or config.ray_address:
-        seg = await _sharded(workload, config, config.load, endpoint.target, out, skip, sink,
+    elif options.workers > 1 or options.ray_address:
+        seg = await _sharded(workload, run, options.load, endpoint.target, out, skip, sink,
                              early)
     else:
-        seg = await _in_process(workload, config, config.load, endpoint.transport, t0, sink,
+        seg = await _in_process(workload, run, options.load, endpoint.transport, t0, sink,
                                 skip, early)
     if early.triggered:
         seg.stop_reason = "all_failed"
@@ -88,12 +87,12 @@ def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
     early.stop = trigger
 
 
-async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
+async def _in_process(workload: Workload, run: Run, spec: LoadSpec,
                       transport: ChatTransport, t0: int, sink: RecordSink,
                       skip: set[int], early: FirstFailures) -> Segment:
-    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
+    ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
     runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
-    _stopper(early, runner.stop_event, config.quiet)
+    _stopper(early, runner.stop_event, run.options.quiet)
     _install_signals(runner.stop_event, runner)
     try:
         stats = await runner.run()
@@ -104,13 +103,13 @@ async def _in_process(workload: Workload, config: RunConfig, spec: LoadSpec,
                    stats.cancelled)
 
 
-async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
+async def _in_lanes(workload: Workload, run: Run, lanes: LaneSpec,
                     transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
                     early: FirstFailures) -> Segment:
     """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
-    ctx = ExecContext(transport, sink, t0, config.options, transport_kind=config.transport)
+    ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
     runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
-    _stopper(early, runner.stop_event, config.quiet)
+    _stopper(early, runner.stop_event, run.options.quiet)
     _install_signals(runner.stop_event, None)
     try:
         stats = await runner.run()
@@ -122,28 +121,29 @@ async def _in_lanes(workload: Workload, config: RunConfig, lanes: LaneSpec,
                    stats.cancelled)
 
 
-async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: str, out: Path,
+async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: Path,
                    skip: set[int], sink: RecordSink, early: FirstFailures) -> Segment:
     """Shards of the one global schedule in worker processes or Ray actors."""
     from agentic_bench.load.shard_worker import ShardSpec
 
+    options = run.options
     if workload.recipe is None:
         raise ConfigError("--workers/--ray-address need a workload that can be rebuilt in a "
                           "worker (a trace replay or a registered benchmark)")
     if url == "inproc":
         raise ConfigError("--endpoint inproc cannot be shared by worker processes")
-    n = config.workers
+    n = options.workers
     if spec.scenario not in OPEN_LOOP and (spec.streams or 1) < n:
         raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
-    start_wall = time.time() + (15.0 if config.ray_address else 2.0 + 0.5 * n)
+    start_wall = time.time() + (15.0 if options.ray_address else 2.0 + 0.5 * n)
     specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
-                       api_key_env=config.api_key_env, load=spec, options=config.options,
+                       api_key_env=options.api_key_env, load=spec, options=run.replay,
                        records_path=str(out / f"records.shard-{k}.jsonl"),
-                       start_wall=start_wall, skip=skip, transport=config.transport,
-                       api_key_header=config.api_key_header)
+                       start_wall=start_wall, skip=skip, transport=options.transport,
+                       api_key_header=options.api_key_header)
              for k in range(n)]
     stop = asyncio.Event()
-    _stopper(early, stop, config.quiet)
+    _stopper(early, stop, options.quiet)
     _install_signals(stop, None)
 
     def on_records(batch: list[dict[str, Any]]) -> None:
@@ -151,11 +151,11 @@ async def _sharded(workload: Workload, config: RunConfig, spec: LoadSpec, url: s
             sink(rec)
 
     try:
-        if config.ray_address:
+        if options.ray_address:
             from agentic_bench.load.ray_executor import run_ray
 
-            reports = await run_ray(specs, on_records, stop, config.ray_address,
-                                    config.workers_per_node)
+            reports = await run_ray(specs, on_records, stop, options.ray_address,
+                                    options.workers_per_node)
         else:
             from agentic_bench.load.process_pool import run_processes
 

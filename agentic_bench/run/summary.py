@@ -19,11 +19,10 @@ from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.resume import ResumeState
 from agentic_bench.metrics.tally import RunTally
-from agentic_bench.options.run import RunConfig
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every
 from agentic_bench.run.folder import resume_command
-from agentic_bench.run.segments import lanes_of
+from agentic_bench.run.plan import Run
 from agentic_bench.server_metrics.digest import digest as server_digest
 from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
 
@@ -35,7 +34,7 @@ class RunFacts:
     process's CPU time)."""
 
     workload: Workload
-    config: RunConfig
+    run: Run
     endpoint: Endpoint
     out: Path
     slos: dict[str, float]
@@ -51,8 +50,8 @@ def complete(facts: RunFacts) -> bool:
     """Whether the run did all it was asked: nothing cancelled, not stopped for failing, and
     not interrupted — unless the interrupt came when every planned session had finished
     (nothing lost) or an AgentX measured phase ended as asked."""
-    seg, lanes = facts.segment, lanes_of(facts.workload, facts.config)
-    all_done = (facts.planned is not None and facts.config.load.duration_s is None
+    seg, lanes = facts.segment, facts.run.lanes
+    all_done = (facts.planned is not None and facts.run.options.duration is None
                 and len(facts.resumed.done) + seg.issued >= facts.planned)
     if lanes is not None and lanes.cut and seg.stop_reason == "duration":
         all_done = True  # AgentX: the measured phase ended as asked
@@ -65,8 +64,8 @@ def run_info(facts: RunFacts, tally: RunTally,
     """The run's :class:`~agentic_bench.metrics.aggregate.RunInfo`: its verdict's inputs
     besides the tally, and what ``summary.json`` says of where and how it ran. ``records``:
     the whole records, kept only for a workload that scores them."""
-    workload, config, endpoint, seg, out = (facts.workload, facts.config, facts.endpoint,
-                                            facts.segment, facts.out)
+    workload, run, endpoint, seg, out = (facts.workload, facts.run, facts.endpoint,
+                                         facts.segment, facts.out)
     done = complete(facts)
     accuracy = getattr(seg, "accuracy", None)  # LoadGen accuracy mode: its logged sessions
     if accuracy is None and workload.score:
@@ -74,11 +73,11 @@ def run_info(facts: RunFacts, tally: RunTally,
     return RunInfo(
         benchmark=workload.name, complete=done,
         duration_s=facts.resumed.previous_duration_s + seg.duration_s,
-        stop_reason=seg.stop_reason, slos=facts.slos, config=config.public(), accuracy=accuracy,
+        stop_reason=seg.stop_reason, slos=facts.slos, config=run.public(), accuracy=accuracy,
         truncated_record_lines=facts.resumed.truncated_lines,
         extra={
             "started_at": dt.datetime.fromtimestamp(facts.started, dt.UTC).isoformat(),
-            "scenario": asdict(config.load),
+            "scenario": asdict(run.options.load),
             "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                          "model": endpoint.model,
                          "client": getattr(endpoint.transport, "client_name", None)
@@ -88,14 +87,14 @@ def run_info(facts: RunFacts, tally: RunTally,
             "client_cpu_s": time.process_time() - facts.cpu0,
             **_host_cpu(tally.kept),
             "out_dir": str(out),
-            **({"command_line": config.command_line} if config.command_line else {}),
+            **({"command_line": rerun} if (rerun := run.command_line) else {}),
             "resumed_sessions": len(facts.resumed.done),
             **({"planned_sessions": facts.planned} if facts.planned is not None else {}),
-            **({"resume_command": resume_command(config, workload.name, out)}
+            **({"resume_command": resume_command(run.command, workload.name, out)}
                if not done else {}),
             **({"workers": seg.workers} if seg.workers is not None else {}),
             **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
-            **({"agentx": config.agentx} if config.agentx is not None else {}),
+            **({"agentx": rules} if (rules := run.agentx) is not None else {}),
             **({"server_metrics": server_digest(out)} if facts.scraped else {}),
         },
     )

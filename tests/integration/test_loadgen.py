@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from agentic_bench.contracts import Workload
+from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import LoadgenOptions
-from agentic_bench.options.replay import ReplayOptions
-from agentic_bench.options.run import RunConfig
+from agentic_bench.options.parser import resolve
 from agentic_bench.run.benchmark import run_workload
 from agentic_bench.tasks.trace_replay import trace_workload
 
@@ -34,9 +34,12 @@ def drive(workload: Workload, url: str, out: Path, load: LoadSpec,
           options: LoadgenOptions) -> dict[str, Any]:
     """``--loadgen mlperf`` through the one composition root (``run.benchmark.run_workload``), so
     these tests cover what the CLI runs."""
-    config = RunConfig(endpoint=url, load=load, options=ReplayOptions(model=""), out=out,
-                       loadgen=options, quiet=True)
-    return run_workload(workload, config)
+    given = {"endpoint": url, "scenario": load.scenario, "concurrency": load.concurrency,
+             "sessions": load.sessions, "loadgen": "mlperf", "target_qps": options.target_qps,
+             "loadgen_mode": options.mode, "out": str(out), "quiet": True}
+    validated = resolve(CommonOptions, {k: v for k, v in given.items() if v is not None})
+    assert validated.loadgen_options == options  # the options' LoadGen view is the one asked
+    return run_workload(workload, validated)
 
 
 def check_run_dir(out: Path) -> dict[str, Any]:

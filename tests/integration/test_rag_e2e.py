@@ -35,14 +35,13 @@ if (reason := _missing()) is not None:
 
 def run_task(*argv: str) -> dict[str, Any]:
     """What `agentic-bench run rag-e2e ARGV` does, in-process (returns summary.json)."""
-    from agentic_bench.cli.options import run_config
     from agentic_bench.cli.run_cmd import parse_task_args
+    from agentic_bench.options.common import common
     from agentic_bench.run.benchmark import run_workload
     from agentic_bench.tasks.rag_e2e.task import task
 
     args = parse_task_args(task, [*argv, "--quiet"])
-    config = run_config(args)
-    return run_workload(task.workload(args), config)
+    return run_workload(task.workload(args), common(args))
 
 
 def llm_calls(records: Path) -> int:

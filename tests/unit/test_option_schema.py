@@ -97,17 +97,20 @@ def test_the_scenario_default_is_the_benchmarks_own() -> None:
     assert parse_for("sample", []).scenario == "single-stream"
 
 
-def test_validated_options_are_frozen_and_so_is_the_run_config() -> None:
-    from agentic_bench.cli.options import run_config
+def test_validated_options_are_frozen_and_so_is_a_run() -> None:
+    from agentic_bench.options.common import common
+    from agentic_bench.run.plan import Run
 
     options = parse_for("rag-e2e", ["--quick"])
     with pytest.raises(ValidationError, match="frozen"):
         options.quick = False  # type: ignore[misc]
-    config = run_config(options)
+    run = Run(common(options), "rag-e2e", None, common(options).replay(model="m"))
     with pytest.raises(dataclasses.FrozenInstanceError):
-        config.out = Path("elsewhere")  # type: ignore[misc]
+        run.command = "other"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        config.options.model = "other"  # type: ignore[misc]
+        run.replay.model = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.load.concurrency = 3  # type: ignore[misc]  # a view, not a copy to change
 
 
 def test_a_worker_recipe_is_the_options_as_json_validated_again() -> None:
@@ -306,22 +309,32 @@ def test_the_command_line_runs_the_same_options_again() -> None:
 
 @pytest.mark.parametrize(("sweep", "key"), [("concurrency=2,8", "concurrency"),
                                             ("rate=0.5,4", "rate")])
-def test_a_sweep_points_recorded_options_name_its_load(sweep: str, key: str) -> None:
-    """#32: each point's config is built from its own options (``model_copy(update=...)``),
+def test_a_sweep_points_recorded_options_name_its_load(sweep: str, key: str,
+                                                       tmp_path: Path) -> None:
+    """#32: each point runs under its own copy of the options (``model_copy(update=...)``),
     so the options it records (config.yaml, the run record, the resume identity) and the load
     it runs agree, value for value — not the base options with the load swapped in."""
-    from agentic_bench.cli.options import run_config
+    from agentic_bench.options.schema import command_line as rerun
+    from agentic_bench.options.schema import identity, public_options
+    from agentic_bench.run.plan import Run
+    from agentic_bench.run.sweep import point_options
+    from agentic_bench.tasks.trace_replay import trace_workload
 
     base = parse_for("replay", ["t.jsonl", "--sweep", sweep, "--sessions", "20"])
+    workload = trace_workload(Path(__file__).parents[2] / "traces" / "sample.jsonl")
     for value in (2.0, 8.0) if key == "concurrency" else (0.5, 4.0):
-        config = run_config(base.at_point(key, value, trace_sessions=3), "replay")
-        load = config.load
-        shown, identity = config.options_shown, config.identity
-        assert getattr(load, key) == value == shown[key] == identity[key]
-        assert load.scenario == shown["scenario"] == identity["scenario"]
-        assert config.public()["load"][key] == value
-        assert shown.get("sweep") is None and "--sweep" not in config.command_line
-        assert config.command_line.count(f"--{key} {value:g}") == 1
+        point = point_options(workload, base, key, value, tmp_path / f"{key}-{value:g}")
+        run = Run(point, "replay", None, point.replay(model="m"))
+        load = point.load  # what the scheduler gets
+        shown, ident = public_options(point), identity(point)
+        assert getattr(load, key) == value == shown[key] == ident[key]
+        assert load.scenario == shown["scenario"] == ident["scenario"]
+        assert run.public()["load"][key] == value
+        assert shown["out"] == str(tmp_path / f"{key}-{value:g}")
+        line = rerun(["agentic-bench", "replay"], point)
+        assert shown.get("sweep") is None and "--sweep" not in line
+        assert line == run.command_line
+        assert line.count(f"--{key} {value:g}") == 1
 
 
 @pytest.mark.parametrize(("argv", "message"), [

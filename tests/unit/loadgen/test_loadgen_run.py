@@ -18,7 +18,6 @@ from agentic_bench.loadgen.run import LoadgenSegment, run_with_loadgen
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import LoadgenOptions
 from agentic_bench.options.replay import ReplayOptions
-from agentic_bench.options.run import RunConfig
 from agentic_bench.tasks.trace_replay import trace_workload
 from agentic_bench.transport.result import ChatResult
 
@@ -68,12 +67,12 @@ class OracleTransport:
 def drive(workload: Workload, out: Path, load: LoadSpec, options: LoadgenOptions,
           transport: Any = None) -> tuple[LoadgenSegment, list[dict[str, Any]]]:
     records: list[dict[str, Any]] = []
-    config = RunConfig(endpoint="fake", load=load, options=ReplayOptions(model="m"))
     endpoint = Endpoint(transport or SleepTransport(), "m", "fake", "fake")
 
     async def main() -> LoadgenSegment:
-        return await run_with_loadgen(workload, config, endpoint, out, records.append,
-                                      options=options)
+        return await run_with_loadgen(workload, endpoint, out, records.append, load=load,
+                                      slos=dict(workload.default_slos),
+                                      replay=ReplayOptions(model="m"), options=options)
 
     return asyncio.run(main()), records
 

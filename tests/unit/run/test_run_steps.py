@@ -13,11 +13,12 @@ from agentic_bench.contracts import Segment, SessionSource, Workload
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.resume import ResumeState
-from agentic_bench.options.load import LaneSpec, LoadSpec
-from agentic_bench.options.loadgen import LoadgenOptions
-from agentic_bench.options.run import RunConfig
+from agentic_bench.options.common import CommonOptions, ReplayCommandOptions
+from agentic_bench.options.load import LaneSpec
+from agentic_bench.options.parser import resolve
 from agentic_bench.run.folder import claim_out, resume_command
-from agentic_bench.run.segments import lanes_of, stream_count
+from agentic_bench.run.plan import Run, check_plan
+from agentic_bench.run.segments import stream_count
 from agentic_bench.run.summary import RunFacts, complete
 
 
@@ -28,10 +29,16 @@ def workload(size: int = 3, trees: bool = False) -> Workload:
     return Workload("w", SessionSource(size, never), never, trees=trees)
 
 
+def plan(lanes: LaneSpec | None = None, **given: Any) -> Run:
+    """A run of options validated from ``given`` (as a file or command line gives them)."""
+    options = resolve(CommonOptions, given)
+    return Run(options, None, lanes, options.replay(model="m"))
+
+
 def facts(seg: Segment, *, planned: int | None = 4, done: int = 0, trees: bool = False,
-          config: RunConfig | None = None) -> RunFacts:
+          run: Run | None = None) -> RunFacts:
     endpoint = Endpoint(transport=None, model="m", url="u", kind="url")  # type: ignore[arg-type]
-    return RunFacts(workload=workload(trees=trees), config=config or RunConfig(),
+    return RunFacts(workload=workload(trees=trees), run=run or plan(),
                     endpoint=endpoint,
                     out=Path("out"), slos={}, resumed=ResumeState(done=set(range(done))),
                     planned=planned, segment=seg, started=0.0, cpu0=0.0, scraped=False)
@@ -52,21 +59,25 @@ def test_a_folder_that_holds_a_run_is_refused_moved_aside_or_resumed(tmp_path: P
 
 def test_the_resume_command_names_the_command_that_ran() -> None:
     out = Path("results/a b")
-    assert resume_command(RunConfig(command="replay"), "replay", out) == \
+    assert resume_command("replay", "replay", out) == \
         "agentic-bench replay --resume 'results/a b'"
-    assert resume_command(RunConfig(), "rag-e2e", out) == \
+    assert resume_command(None, "rag-e2e", out) == \
         "agentic-bench run rag-e2e --resume 'results/a b'"
 
 
 def test_streams_come_from_lanes_concurrency_or_loadgen() -> None:
-    lanes = LaneSpec(lanes=5)
-    config = RunConfig(load=LoadSpec(scenario="concurrency", concurrency=7), lanes=lanes)
-    assert lanes_of(workload(), config) is None
-    assert stream_count(workload(), config, None) == 7
-    assert lanes_of(workload(trees=True), config) is lanes
-    assert stream_count(workload(trees=True), config, lanes) == 5
-    assert stream_count(workload(), RunConfig(), None) == 1
-    lg = RunConfig(loadgen=LoadgenOptions())
+    options = resolve(CommonOptions, {"scenario": "concurrency", "concurrency": 7})
+    assert check_plan(workload(), options) is None  # not agent trees: no lanes
+    assert stream_count(workload(), options, None) == 7
+    trees = resolve(ReplayCommandOptions, {"trace": "t", "scenario": "concurrency",
+                                           "concurrency": 5})
+    lanes = check_plan(workload(trees=True), trees)
+    assert lanes is not None and lanes.lanes == 5
+    assert stream_count(workload(trees=True), trees, lanes) == 5
+    with pytest.raises(ConfigError, match="replay TRACE"):  # only replay runs agent trees
+        check_plan(workload(trees=True), options)
+    assert stream_count(workload(), resolve(CommonOptions, {}), None) == 1
+    lg = resolve(CommonOptions, {"loadgen": "mlperf", "scenario": "offline"})
     assert stream_count(workload(size=100), lg, None) == 64
     assert stream_count(workload(size=3), lg, None) == 3
 
@@ -85,6 +96,6 @@ def test_a_run_is_complete_when_nothing_was_lost(seg: Segment, planned: int | No
 
 
 def test_an_agentx_measured_phase_that_ran_its_duration_is_complete() -> None:
-    cut = RunConfig(lanes=LaneSpec(cut=True, duration_s=5.0))
+    cut = plan(LaneSpec(cut=True, duration_s=5.0))
     seg = Segment(5.0, "duration", 3, 0)
-    assert complete(facts(seg, planned=None, trees=True, config=cut))
+    assert complete(facts(seg, planned=None, trees=True, run=cut))
