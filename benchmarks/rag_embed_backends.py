@@ -6,7 +6,7 @@ the questions: recall@10 is the share of a question's gold titles among the titl
 10 chunks (exact search, so the figure is the embedder's alone). Both backends embed the same
 texts in the same process, one after the other; passages/s counts the embedding call only (the
 onnx-int8 export happens before, once, and is cached). One JSON line per figure.
-torch-fp32 is what `rag build-index` does by default (batches of 64); torch-bf16 and onnx-int8
+torch-fp32 is what `rag build-index` does by default (batches of 32); torch-bf16 and onnx-int8
 are `--embed-backend torch-bf16 | onnx-int8` (batches of 16, sorted by length).
 
     .venv/bin/python benchmarks/rag_embed_backends.py [--questions 300] [--threads N]

@@ -74,7 +74,7 @@ def local_model_dir(name: str) -> Path:
 EmbedBackend = Literal["torch", "torch-bf16", "onnx-int8"]
 EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
 EMBED_BACKEND_HELP = (
-    "how a local sentence-transformers embedder runs: torch (fp32, batches of 64; the default), "
+    "how a local sentence-transformers embedder runs: torch (fp32, batches of 32; the default), "
     "torch-bf16 (bfloat16 weights, batches of 16: 3.1x faster on a CPU with AMX/AVX512-BF16, "
     "slower without), onnx-int8 (exported and int8-quantised here on first use, cached: 1.5x); "
     "each its own index (benchmarks/rag_embed_backends.py)")
