@@ -43,3 +43,17 @@ def test_index_build_figures_are_the_records() -> None:
         assert f"| {value:.1f} | {ours / value:.2f} |" in section, name
     assert f"| {figures['rag_build_index_end_to_end_passages_per_s']:.1f} |" in section
     assert f"{figures['passages']:,} passages" in section
+
+
+def test_harness_vs_aiohttp_figures_are_the_records() -> None:
+    """#33 item 3: docs/performance.md's side-by-side table is the committed run's."""
+    doc = (ROOT / "docs" / "performance.md").read_text()
+    section = doc[doc.index("## The harness beside a bare aiohttp client"):
+                  doc.index("## Precision on the agentic path")]
+    rows = [json.loads(x) for x in (ROOT / "benchmarks" / "results" / "harness-vs-aiohttp" /
+                                    "requests4000-c64.jsonl").read_text().splitlines()]
+    for ratio in (r for r in rows if r["figure"] == "ratio"):
+        cells = (f"| {ratio['harness_best']:,.0f} | {ratio['aiohttp_best']:,.0f} | "
+                 f"{ratio['best_over_best']:.2f}x | "
+                 f"{', '.join(f'{x:.2f}' for x in ratio['per_round'])} |")
+        assert cells in section, ratio["server"]
