@@ -55,31 +55,55 @@ def _connect(ray: Any, address: str) -> None:
                           "cannot reach fails this way: see `ray status` on the head)") from None
 
 
+class ShardActor:
+    """One shard in a Ray actor: runs it, and hands its records back a bounded batch at a time
+    (``fetch``: at most ``limit`` bytes of the shard's file a call, however far the driver is
+    behind, so neither side holds the shard's records at once)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        from agentic_bench.load.process_pool import TAIL_CHUNK_BYTES
+
+        self.stop = asyncio.Event()
+        self.tail: Any = None
+        self.limit = limit or TAIL_CHUNK_BYTES
+
+    async def run(self, spec: ShardSpec) -> dict[str, Any]:
+        from pathlib import Path
+
+        from agentic_bench.load.process_pool import RecordTail
+        from agentic_bench.load.shard_worker import run_shard
+
+        self.tail = RecordTail(Path(spec.records_path), spec.shard)
+        return await run_shard(spec, self.stop)
+
+    async def fetch(self) -> tuple[list[dict[str, Any]], bool]:
+        """The next batch of records, and whether the file held more than one batch's bytes
+        (fetch again at once)."""
+        if self.tail is None:
+            return [], False
+        batch = self.tail.read(self.limit)
+        return batch, self.tail.last_bytes >= self.limit
+
+    async def request_stop(self) -> None:
+        self.stop.set()
+
+
 def _actor_class() -> Any:
     import ray
 
-    @ray.remote(num_cpus=1)
-    class ShardActor:
-        def __init__(self) -> None:
-            self.stop = asyncio.Event()
-            self.tail: Any = None
+    return ray.remote(num_cpus=1)(ShardActor)
 
-        async def run(self, spec: ShardSpec) -> dict[str, Any]:
-            from pathlib import Path
 
-            from agentic_bench.load.process_pool import RecordTail
-            from agentic_bench.load.shard_worker import run_shard
-
-            self.tail = RecordTail(Path(spec.records_path), spec.shard)
-            return await run_shard(spec, self.stop)
-
-        async def fetch(self) -> list[dict[str, Any]]:
-            return self.tail.read() if self.tail is not None else []
-
-        async def request_stop(self) -> None:
-            self.stop.set()
-
-    return ShardActor
+async def _fetch_all(actors: list[Any], on_records: Callable[[list[dict[str, Any]]], None],
+                     *, to_end: bool) -> None:
+    """One bounded batch from each actor (``to_end``: batches until each file is read)."""
+    left = list(actors)
+    while left:
+        fetched = await asyncio.gather(*(a.fetch.remote() for a in left))
+        for batch, _ in fetched:
+            if batch:
+                on_records(batch)
+        left = [a for a, (_, more) in zip(left, fetched, strict=True) if more and to_end]
 
 
 async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, Any]]], None],
@@ -106,15 +130,11 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
             stopped = True
             for actor in actors:
                 actor.request_stop.remote()
-        for batch in await asyncio.gather(*(a.fetch.remote() for a in actors)):
-            if batch:
-                on_records(batch)
+        await _fetch_all(actors, on_records, to_end=False)
         if pending:
             await asyncio.sleep(0.1)
     reports = [await r for r in runs]
-    for batch in await asyncio.gather(*(a.fetch.remote() for a in actors)):
-        if batch:
-            on_records(batch)
+    await _fetch_all(actors, on_records, to_end=True)
     for actor in actors:
         ray.kill(actor)
     return sorted(reports, key=lambda r: r["shard"])
