@@ -48,13 +48,18 @@ def sim(*args: str) -> tuple[subprocess.Popen[bytes], str]:
     cmd = [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), *args]
     proc = subprocess.Popen((["taskset", "-c", "1"] if TWO else []) + cmd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(port)
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
+def wait_for(port: int) -> None:
+    """Until something listens on ``port`` (5 s at most)."""
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
+            return
         except OSError:
             time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port}/v1"
 
 
 def trace(n: int) -> Path:

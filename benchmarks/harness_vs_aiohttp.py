@@ -26,16 +26,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness_throughput import TWO, calibrate, emit, free_port, replay, sim
+from harness_throughput import TWO, calibrate, emit, free_port, replay, sim, wait_for
 
 BARE = r"""
 import asyncio, json, sys, time
@@ -110,12 +108,7 @@ def canned(tokens: int) -> tuple[subprocess.Popen[bytes], str]:
     cmd = [sys.executable, str(Path(__file__).with_name("canned_sse_server.py")),
            "--port", str(port), "--tokens", str(tokens)]
     proc = subprocess.Popen((["taskset", "-c", "1"] if TWO else []) + cmd)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
+    wait_for(port)
     return proc, f"http://127.0.0.1:{port}/v1"
 
 

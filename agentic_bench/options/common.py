@@ -236,7 +236,9 @@ class CommonOptions(OptionsModel):
 
         return tuple(_checked(check_names, list(value)))
 
-    @field_validator("concurrency", "sessions", "max_errors", "search_repeats")
+    # (``check_fields=False``: ``replay``'s own counts and caps share these bounds)
+    @field_validator("concurrency", "sessions", "max_errors", "search_repeats",
+                     "warmup_requests_per_lane", "gpus", check_fields=False)
     @classmethod
     def _at_least_one(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
@@ -253,10 +255,10 @@ class CommonOptions(OptionsModel):
             raise ValueError(f"{value:g}: must be > 0 {unit}")
         return value
 
-    @field_validator("grace", "stop_after_failures")
+    @field_validator("grace", "stop_after_failures", "idle_gap_cap", check_fields=False)
     @classmethod
-    def _not_negative(cls, value: float) -> float:
-        if value < 0:
+    def _not_negative(cls, value: float | None) -> float | None:
+        if value is not None and value < 0:
             raise ValueError(f"{value:g}: must be ≥ 0")
         return value
 
@@ -567,20 +569,6 @@ class ReplayCommandOptions(CommonOptions):
                         allow_wrap=self.allow_dataset_wrap, idle_gap_cap_s=self.idle_gap_cap,
                         cache_bust=self.cache_bust != "none", seed=self.seed,
                         grace_s=self.grace, sessions=self.sessions)
-
-    @field_validator("warmup_requests_per_lane", "gpus")
-    @classmethod
-    def _one_or_more(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError(f"{value}: must be ≥ 1")
-        return value
-
-    @field_validator("idle_gap_cap")
-    @classmethod
-    def _cap(cls, value: float | None) -> float | None:
-        if value is not None and value < 0:
-            raise ValueError(f"{value:g}: must be ≥ 0 seconds")
-        return value
 
     @field_validator("trajectory_start")
     @classmethod
