@@ -170,7 +170,7 @@ def model_for(name: str) -> Any:
         module, _, attr = COMMAND_MODELS[name].partition(":")
         return getattr(importlib.import_module(module), attr)
     if name == "replay":
-        from agentic_bench.options.common import ReplayCommandOptions
+        from agentic_bench.options.replay_command import ReplayCommandOptions
 
         return ReplayCommandOptions
     from agentic_bench.tasks.registry import load_task, task_options

@@ -37,8 +37,8 @@ ReplayCommandOptions`) from ``argv`` — a ``--config FILE`` included; ``--agent
 scenario's defaults (explicit values win)."""
     from agentic_bench.cli.options import with_resumed_options
     from agentic_bench.options.agentx import preset_defaults
-    from agentic_bench.options.common import ReplayCommandOptions
     from agentic_bench.options.parser import parse_options
+    from agentic_bench.options.replay_command import ReplayCommandOptions
 
     argv = with_resumed_options(list(argv))
     return parse_options(ReplayCommandOptions, argv, prog="agentic-bench replay",

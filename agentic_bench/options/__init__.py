@@ -7,6 +7,8 @@
 - ``common`` — :class:`CommonOptions`, the options of every run (endpoint, load, LoadGen,
   replay, output). The validated model is the run's configuration: the load, LoadGen
   options, SLOs, replay options and sweep or search points are views of it.
+- ``replay_command`` — :class:`ReplayCommandOptions`, ``replay TRACE``'s options (the trace,
+  the agent-tree options, then the common ones) and the lanes of a run over agent trees.
 - ``replay`` — :class:`ReplayOptions` (how sessions are replayed), ``ThinkPolicy``,
   ``SynthesisOptions``.
 - ``load`` — :class:`LoadSpec` (scenario, rate, concurrency, stop), :class:`LaneSpec` (lanes
@@ -25,8 +27,8 @@ imports its module on first use.
 
 from typing import Any
 
-__all__ = ["agentx", "common", "files", "load", "loadgen", "parser", "replay", "schema",
-           "serving", "slo"]
+__all__ = ["agentx", "common", "files", "load", "loadgen", "parser", "replay", "replay_command",
+           "schema", "serving", "slo"]
 
 
 def __getattr__(name: str) -> Any:

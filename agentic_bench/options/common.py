@@ -2,7 +2,8 @@
 
 :class:`CommonOptions` is the schema of the endpoint, load, LoadGen, replay and output options;
 a benchmark's own options model is combined with it by :func:`run_options_model`, and ``replay``
-adds its trace (:class:`ReplayCommandOptions`). Flags, ``--help``, configuration files, ``config
+adds its trace and agent-tree options (:class:`~agentic_bench.options.replay_command.
+ReplayCommandOptions`). Flags, ``--help``, configuration files, ``config
 show``, worker recipes, the ``run`` record's ``options`` and the resume identity all come from
 these declarations (:mod:`agentic_bench.options.schema`). Options that identify a run — what is
 sent and how it is issued — are ``identity=True``: ``--resume`` refuses to continue a run with
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.load import LaneSpec, LoadSpec, SearchSpec, SweepSpec
 from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
-from agentic_bench.options.schema import OptionsModel, option
+from agentic_bench.options.schema import OptionsModel, checked, option
 from agentic_bench.options.slo import SloSet
 
 Scenario = Literal["single-stream", "multi-stream", "server", "offline", "concurrency",
@@ -234,7 +235,7 @@ class CommonOptions(OptionsModel):
     def _session_header(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         from agentic_bench.transport.session_headers import check_names
 
-        return tuple(_checked(check_names, list(value)))
+        return tuple(checked(check_names, list(value)))
 
     # (``check_fields=False``: ``replay``'s own counts and caps share these bounds)
     @field_validator("concurrency", "sessions", "max_errors", "search_repeats",
@@ -456,148 +457,6 @@ def common(options: OptionsModel) -> CommonOptions:
     return options
 
 
-def _checked(check: Any, value: Any) -> Any:
-    """``check(value)`` with a ConfigError turned into the ValueError pydantic reports."""
-    try:
-        return check(value)
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-
-
-TREES = "agent trees (Weka traces, InferenceX AgentX; docs/agentx.md)"
-
-
-class ReplayCommandOptions(CommonOptions):
-    """``agentic-bench replay TRACE``: a trace file and its format, then the common options."""
-
-    option_group: ClassVar[str] = "trace"
-
-    trace: Path = option(..., positional=True, identity=True,
-                         help="trace file (JSONL, see docs/trace-format.md), or a Weka trace "
-                         "file, directory or JSONL corpus")
-    format: str = option("native", metavar="FORMAT", identity=True,
-                         help="native (default: a Weka trace is recognised), auto, weka, "
-                         "mlcommons-agentic, mooncake, otel-genai, sglang-agentic, sharegpt — "
-                         "foreign formats are imported on the fly (docs/importers.md)")
-
-    agentx: bool = option(False, group=TREES, identity=True,
-                          help="InferenceX AgentX as AIPerf 0.13's inferencex-agentx-mvp "
-                          "scenario runs it: lanes (--concurrency), trajectory start 0.25:0.75, "
-                          "10 warm-up requests per lane, idle-gap cap 10 s, a measured phase of "
-                          "--duration (1800 s; at least 900), first-user cache bust, replies "
-                          "held to their recorded length; every departure is named and the "
-                          "verdict follows the scenario's validity rules")
-    tokenizer: str = option("server", metavar="DIR|server", group=TREES, identity=True,
-                            help="tokenizer that writes prompts given as blocks: a local Hugging "
-                            "Face folder or tokenizer.json (never downloaded), or 'server' "
-                            "(default: the endpoint's tokenize route, the served model's own)")
-    trajectory_start: str = option("0:0", metavar="MIN:MAX", group=TREES, identity=True,
-                                   example="0.25:0.75",
-                                   help="each lane's first tree starts at t* drawn in "
-                                   "[MIN, MAX] of its recorded span (0:0 = from its first "
-                                   "request; --agentx: 0.25:0.75)")
-    warmup_requests_per_lane: int = option(
-        1, metavar="N", group=TREES, identity=True,
-        help="mid-trajectory warm-up: each conversation live at t* first sends its last N "
-        "requests before t* (recorded as warm-up, never counted; --agentx: 10)")
-    allow_dataset_wrap: bool = option(False, group=TREES, identity=True,
-                                      help="a lane that drains when no tree is left replays "
-                                      "one again from its first request (new cache-bust "
-                                      "marker); without it the lane stays empty and the run "
-                                      "says so")
-    idle_gap_cap: float | None = option(None, metavar="S", group=TREES, identity=True,
-                                        help="when no request is in flight anywhere, move every "
-                                        "pending wait earlier so the run idles at most S "
-                                        "seconds (--agentx: 10)")
-    cache_bust: Literal["first-user", "none"] = option(
-        "first-user", group=TREES, identity=True,
-        help="first-user (default): each tree's first user messages start with a marker "
-        "unique to the run and pass, so no earlier run's cache serves it; none")
-    honor_eos: bool = option(False, group=TREES, identity=True,
-                             help="let the model stop before the recorded reply length (no "
-                             "ignore_eos); by default replies are held to it")
-    min_tokens: bool = option(False, group=TREES, identity=True,
-                              help="also send min_tokens = the recorded reply length (vLLM and "
-                              "others that take it)")
-    max_context: int | None = option(None, metavar="N", group=TREES, identity=True,
-                                     help="drop every request whose input + output exceeds N "
-                                     "tokens (the rule of SemiAnalysis' -256k corpus; a subagent "
-                                     "left without requests goes too)")
-    parent_session_header: tuple[str, ...] = option(
-        (), metavar="NAME", group=TREES, example=("X-Dynamo-Parent-Session-ID",),
-        help="on a subagent's requests, its parent's session id in this header (repeatable); "
-        "--session-header carries the subagent's own id")
-    gpus: int = option(1, metavar="N", group=TREES,
-                       help="GPUs serving the endpoint, for throughput per GPU (default 1)")
-
-    @property
-    def synthesis(self) -> SynthesisOptions:
-        return SynthesisOptions(tokenizer=self.tokenizer, seed=self.seed,
-                                ignore_eos=not self.honor_eos, min_tokens=self.min_tokens)
-
-    @property
-    def scenario_rules(self) -> dict[str, Any] | None:
-        from agentic_bench.options.agentx import scenario_rules
-
-        return scenario_rules(self) if self.agentx else None
-
-    @property
-    def gpus_behind(self) -> int:
-        return self.gpus
-
-    @property
-    def parent_headers(self) -> tuple[str, ...]:
-        return self.parent_session_header
-
-    def lane_spec(self) -> LaneSpec:
-        """The lanes of a run over agent trees: ``--concurrency`` lanes (1 without it), the
-        trajectory start, warm-up, wrap, idle cap and duration; the options that do not apply
-        to lanes are refused here, once the trace is known to hold trees."""
-        if self.scenario not in ("single-stream", "concurrency"):
-            raise ConfigError(f"--scenario {self.scenario}: agent trees (Weka traces) run in "
-                              "lanes as AgentX does: --scenario concurrency --concurrency N (or "
-                              "the default single-stream, one lane)")
-        if self.rate is not None or self.max_errors is not None:
-            raise ConfigError("--rate and --max-errors do not apply to lanes of agent trees")
-        if self.workers > 1 or self.ray_address:
-            raise ConfigError("agent trees run in one process (a lane holds a whole tree and "
-                              "its subagents): drop --workers/--ray-address")
-        lanes = (self.concurrency or 1) if self.scenario == "concurrency" else 1
-        return LaneSpec(lanes=lanes, trajectory=parse_trajectory(self.trajectory_start),
-                        warmup_requests=self.warmup_requests_per_lane,
-                        duration_s=self.duration, cut=self.agentx,
-                        allow_wrap=self.allow_dataset_wrap, idle_gap_cap_s=self.idle_gap_cap,
-                        cache_bust=self.cache_bust != "none", seed=self.seed,
-                        grace_s=self.grace, sessions=self.sessions)
-
-    @field_validator("trajectory_start")
-    @classmethod
-    def _trajectory(cls, value: str) -> str:
-        _checked(parse_trajectory, value)
-        return value
-
-    @field_validator("parent_session_header")
-    @classmethod
-    def _parent_header(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agentic_bench.transport.session_headers import check_names
-
-        return tuple(_checked(check_names, list(value)))
-
-
-def parse_trajectory(text: str) -> tuple[float, float]:
-    """``MIN:MAX`` fractions with 0 <= MIN <= MAX <= 1."""
-    lo, sep, hi = text.partition(":")
-    try:
-        low, high = float(lo), float(hi)
-    except ValueError:
-        low = high = -1.0
-    if not sep or not (0.0 <= low <= high <= 1.0):
-        raise ConfigError(f"--trajectory-start {text!r}: expected MIN:MAX with "
-                          "0 <= MIN <= MAX <= 1 (e.g. 0.25:0.75; 0:0 starts every tree at its "
-                          "first request)")
-    return low, high
-
-
 @functools.cache
 def run_options_model(task_model: type[OptionsModel],
                       default_scenario: str = "single-stream") -> type[OptionsModel]:
@@ -617,5 +476,4 @@ def run_options_model(task_model: type[OptionsModel],
     return model
 
 
-__all__ = ["SCENARIO_CHOICES", "CommonOptions", "ReplayCommandOptions", "Scenario", "common",
-           "parse_trajectory", "run_options_model"]
+__all__ = ["SCENARIO_CHOICES", "CommonOptions", "Scenario", "common", "run_options_model"]

@@ -252,6 +252,15 @@ def _declared_in(model: type[OptionsModel], name: str) -> type[OptionsModel]:
     return model
 
 
+def checked(check: Any, value: Any) -> Any:
+    """``check(value)``, its :class:`~agentic_bench.errors.ConfigError` turned into the
+    ``ValueError`` pydantic reports as the option's error (for field validators)."""
+    try:
+        return check(value)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def public_options(options: OptionsModel, *, exclude_none: bool = False) -> dict[str, Any]:
     """The options as plain JSON data, for records and ``config show``: paths as text, tuples
     as lists, URLs declared ``redact`` with their credentials hidden."""
@@ -348,5 +357,5 @@ def from_recipe(model: type[M], data: dict[str, Any]) -> M:
     return model.model_validate_json(json.dumps(data))
 
 
-__all__ = ["OptionSpec", "OptionsModel", "TextList", "TextValue", "command_line", "from_recipe",
-           "identity", "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]
+__all__ = ["OptionSpec", "OptionsModel", "TextList", "TextValue", "checked", "command_line",
+           "from_recipe", "identity", "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]

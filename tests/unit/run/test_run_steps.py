@@ -13,9 +13,10 @@ from agentic_bench.contracts import Segment, SessionSource, Workload
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.resume import ResumeState
-from agentic_bench.options.common import CommonOptions, ReplayCommandOptions
+from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.options.parser import resolve
+from agentic_bench.options.replay_command import ReplayCommandOptions
 from agentic_bench.run.folder import claim_out, resume_command
 from agentic_bench.run.plan import Run, check_plan
 from agentic_bench.run.segments import stream_count
