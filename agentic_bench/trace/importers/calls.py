@@ -66,8 +66,8 @@ class SessionBuilder:
             self._calls = []
         if usage:
             step["usage"] = usage
-        if ttft_ns is not None:  # the recorded TTFT, the trace Step's own field
-            step.update(ttft_ms=ttft_ns / 1e6)
+        if ttft_ns is not None:  # the trace format's Step.ttft_ms (a recorded TTFT), not a
+            step["ttft_ms"] = ttft_ns / 1e6  # record field of the ttft metric
         self.turns[-1]["steps"].append(step)
         self._users = len(users) if messages is not None else self._users
         self._key = key
