@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_bench.errors import ConfigError
@@ -193,9 +193,25 @@ def latency_metrics() -> tuple[MetricDecl, ...]:
 
 def step_derivations() -> list[Derivation]:
     """``(field, derive)`` of every declared step metric that derives its value: what
-    :func:`~agentic_bench.records.llm_record` writes into an LLM call's record."""
-    return [(d.field, d.derive) for d in latency_metrics()
-            if d.source == "step" and d.derive is not None]
+    :func:`~agentic_bench.records.llm_record` writes into an LLM call's record (asked per
+    request: kept while the same declarations and loaded plugins stand)."""
+    plugins = plugin_metrics()
+    if _STEP.plugins is not plugins or _STEP.declared != _STEP.changes:
+        _STEP.plugins, _STEP.declared = plugins, _STEP.changes
+        _STEP.derivations = [(d.field, d.derive) for d in latency_metrics()
+                             if d.source == "step" and d.derive is not None]
+    return _STEP.derivations
+
+
+@dataclass
+class _StepCache:
+    plugins: tuple[MetricDecl, ...] | None = None
+    declared: int = -1  # the count of declaration changes the derivations were taken at
+    changes: int = 0  # declare_latency() and the end of declared_latency() count one each
+    derivations: list[Derivation] = field(default_factory=list)
+
+
+_STEP = _StepCache()
 
 
 def plugin_metrics() -> tuple[MetricDecl, ...]:
@@ -254,6 +270,7 @@ def declare_latency(decl: MetricDecl) -> None:
            for d in latency_metrics()):
         raise ValueError(f"latency metric {decl.name!r} (or SLO key {decl.slo!r}) is declared")
     _DECLARED.append(decl)
+    _STEP.changes += 1
 
 
 @contextmanager
@@ -264,6 +281,7 @@ def declared_latency(decl: MetricDecl) -> Iterator[MetricDecl]:
         yield decl
     finally:
         _DECLARED.remove(decl)
+        _STEP.changes += 1
 
 
 def slo_limits() -> dict[str, tuple[str, str]]:

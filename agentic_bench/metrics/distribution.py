@@ -60,8 +60,19 @@ class Distribution:
         self._sparse[value] = self._sparse.get(value, 0) + n
 
     def add_all(self, values: Iterable[float]) -> None:
+        """Each of ``values`` once (the per-token gaps of a reply: the dense path inlined)."""
+        if not self._micro:
+            for value in values:
+                self.add(value)
+            return
+        dense = self._dense
         for value in values:
-            self.add(value)
+            key = round(value * _PER_MS)
+            if 0 <= key < len(dense):
+                dense[key] += 1
+                self.count += 1
+            else:
+                self.add(value)
 
     def distinct(self) -> int:
         """How many distinct values are held."""

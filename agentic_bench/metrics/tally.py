@@ -193,8 +193,7 @@ class RunTally:
         for name, dist in self._by_source[source]:
             value = rec.get(name)
             if isinstance(value, list | tuple):
-                for v in value:
-                    dist.add(v)
+                dist.add_all(value)
             elif value is not None:
                 dist.add(value)
 

@@ -358,4 +358,5 @@ def from_recipe(model: type[M], data: dict[str, Any]) -> M:
 
 
 __all__ = ["OptionSpec", "OptionsModel", "TextList", "TextValue", "checked", "command_line",
-           "from_recipe", "identity", "json_schema", "option", "public_options", "recipe_data", "specs", "to_argv"]
+           "from_recipe", "identity", "json_schema", "option", "public_options", "recipe_data",
+           "specs", "to_argv"]
