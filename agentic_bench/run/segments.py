@@ -10,6 +10,7 @@ import asyncio
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,15 +93,7 @@ async def _in_process(workload: Workload, run: Run, spec: LoadSpec,
                       skip: set[int], early: FirstFailures) -> Segment:
     ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
     runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
-    _stopper(early, runner.stop_event, run.options.quiet)
-    _install_signals(runner.stop_event, runner)
-    try:
-        stats = await runner.run()
-    finally:
-        _remove_signals()
-        await ctx.close_extras()
-    return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
-                   stats.cancelled)
+    return await _here(runner, ctx, early, run.options.quiet, cancel=runner.cancel_all)
 
 
 async def _in_lanes(workload: Workload, run: Run, lanes: LaneSpec,
@@ -109,14 +102,22 @@ async def _in_lanes(workload: Workload, run: Run, lanes: LaneSpec,
     """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
     ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
     runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
-    _stopper(early, runner.stop_event, run.options.quiet)
-    _install_signals(runner.stop_event, None)
+    seg = await _here(runner, ctx, early, run.options.quiet, cancel=None)
+    sink(runner.lanes_record())
+    return seg
+
+
+async def _here(runner: LoadRunner | LaneRunner, ctx: ExecContext, early: FirstFailures,
+                quiet: bool, cancel: Callable[[], None] | None) -> Segment:
+    """Run ``runner`` in this process with the early stop and the signal handlers (``cancel``:
+    what a second Ctrl-C calls); its executor's extras closed however it ends."""
+    _stopper(early, runner.stop_event, quiet)
+    _install_signals(runner.stop_event, cancel)
     try:
         stats = await runner.run()
     finally:
         _remove_signals()
         await ctx.close_extras()
-    sink(runner.lanes_record())
     return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
                    stats.cancelled)
 
@@ -179,7 +180,7 @@ async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for c
     raise AssertionError
 
 
-def _install_signals(stop: asyncio.Event, runner: LoadRunner | None) -> None:
+def _install_signals(stop: asyncio.Event, cancel: Callable[[], None] | None) -> None:
     loop = asyncio.get_running_loop()
     hits = {"n": 0}
 
@@ -189,8 +190,8 @@ def _install_signals(stop: asyncio.Event, runner: LoadRunner | None) -> None:
             print("\nstopping: no new sessions; finishing in-flight ones "
                   "(Ctrl-C again to cancel them)", file=sys.stderr)
             stop.set()
-        elif runner is not None:
-            runner.cancel_all()  # no grace left; the validated options stay as they were
+        elif cancel is not None:
+            cancel()  # no grace left; the validated options stay as they were
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, handler)
