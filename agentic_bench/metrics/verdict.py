@@ -134,10 +134,13 @@ def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any
     return not (turn is not None and any(t[turn_field] > turn for t in turns))
 
 
+_TTFT, _TPOT = field_of("ttft"), field_of("tpot")  # the built-ins' record fields
+
+
 def request_meets(r: dict[str, Any], ttft: float | None, tpot: float | None) -> bool:
     """One successful request within the TTFT and TPOT limits: a request with no first token
     fails a TTFT limit; one with a single token (no TPOT) meets a TPOT limit."""
-    first, per_token = r.get(field_of("ttft")), r.get(field_of("tpot"))
+    first, per_token = r.get(_TTFT), r.get(_TPOT)
     if ttft is not None and (first is None or first > ttft):
         return False
     return not (tpot is not None and per_token is not None and per_token > tpot)

@@ -230,7 +230,7 @@ class CommonOptions(OptionsModel):
             raise ValueError(f"{value!r}: not an HTTP header name")
         return value
 
-    @field_validator("session_header")
+    @field_validator("session_header", "parent_session_header", check_fields=False)
     @classmethod
     def _session_header(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         from agentic_bench.transport.session_headers import check_names

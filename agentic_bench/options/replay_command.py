@@ -128,13 +128,6 @@ class ReplayCommandOptions(CommonOptions):
         checked(parse_trajectory, value)
         return value
 
-    @field_validator("parent_session_header")
-    @classmethod
-    def _parent_header(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agentic_bench.transport.session_headers import check_names
-
-        return tuple(checked(check_names, list(value)))
-
 
 def parse_trajectory(text: str) -> tuple[float, float]:
     """``MIN:MAX`` fractions with 0 <= MIN <= MAX <= 1."""

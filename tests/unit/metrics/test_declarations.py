@@ -99,3 +99,17 @@ def test_one_declaration_reaches_summary_text_report_compare_slo_and_docs() -> N
         assert "queue wait p50" in render_compare_text([summary, summary], ["a", "b"])
         assert "| `queue` (queue wait) |" in markdown_table()  # the docs' generated table
     assert "queue" not in summarize(records, run)["latency_ms"]  # gone with the declaration
+
+
+def test_step_derivations_follow_a_declaration_added_and_removed() -> None:
+    """#33: the per-request derivations are kept between requests, and a declaration added or
+    removed is seen at the next request."""
+    from agentic_bench.metrics.declarations import MetricDecl, declared_latency, step_derivations
+
+    before = [f for f, _ in step_derivations()]
+    assert step_derivations() is step_derivations()  # kept, not rebuilt per request
+    decl = MetricDecl("gap2", "gap 2", "step", "gap2_ms", "ms", "lower", None, (), "a test",
+                      derive=lambda t: 1.0)
+    with declared_latency(decl):
+        assert [f for f, _ in step_derivations()] == [*before, "gap2_ms"]
+    assert [f for f, _ in step_derivations()] == before
