@@ -16,8 +16,9 @@ clients so a shared VM's drifting speed falls on both alike.
 - ``precision``: 100 ms TTFT, 10 ms ITL, 64 tokens (`--precise` simulator), 64 streams,
   1,280 requests: each client's TTFT mean and p99 error against the injected 100 ms.
 
-One JSON line per figure and round, then ``ratio``: the harness's best requests/s over the
-bare client's best, and each round's ratio. Reproduce:
+One JSON line per figure and round (``server_busy``: the server's CPU seconds over the
+client's measured run — near 1, the server is the limit), then ``ratio``: the harness's best
+requests/s over the bare client's best, and each round's ratio. Reproduce:
 
     .venv/bin/python benchmarks/harness_vs_aiohttp.py [--rounds 3] [--requests 4000]
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,7 +78,7 @@ async def main() -> None:
         await asyncio.gather(*(worker() for _ in range(C)))
         elapsed = time.perf_counter() - t
     ttft.sort()
-    print(json.dumps({"requests_per_s": N / elapsed, "errors": errors[0],
+    print(json.dumps({"requests_per_s": N / elapsed, "errors": errors[0], "run_s": elapsed,
                       "ttft_mean_ms": sum(ttft) / len(ttft),
                       "ttft_p99_ms": ttft[min(len(ttft) - 1, int(0.99 * len(ttft)))]}))
 
@@ -96,10 +98,16 @@ def bare(url: str, n: int, concurrency: int) -> dict[str, float]:
 def harness(url: str, n: int, concurrency: int) -> dict[str, float]:
     s, _, _ = replay(url, n, "--scenario", "concurrency", "--concurrency", str(concurrency))
     lat = s["latency_ms"]["ttft"]
-    return {"requests_per_s": s["throughput"]["requests_per_s"],
+    return {"requests_per_s": s["throughput"]["requests_per_s"], "run_s": s["duration_s"],
             "errors": s["counts"]["errors"], "ttft_mean_ms": lat["mean"],
             "ttft_p99_ms": lat["p99"], "client_cpu_s_per_1000":
                 s["client_cpu_s"] / max(1, s["counts"]["requests"]) * 1000}
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def canned(tokens: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -121,13 +129,18 @@ def throughput_rounds(server: str, rounds: int, requests: int, concurrency: int)
     try:
         for r in range(rounds):
             calibrate()
-            ours = harness(url, requests, concurrency)
-            theirs = bare(url, requests, concurrency)
-            for name, got in (("harness", ours), ("aiohttp", theirs)):
+            results = {}
+            for name, run in (("harness", harness), ("aiohttp", bare)):
+                before = cpu_s(proc.pid)
+                got = results[name] = run(url, requests, concurrency)
                 best[name] = max(best[name], got["requests_per_s"])
+                # the server's CPU over the client's measured run: near 1, it is the limit
+                busy = (cpu_s(proc.pid) - before) / got["run_s"]
                 emit("throughput", server=server, client=name, round=r + 1,
+                     server_busy=round(busy, 2),
                      **{k: round(v, 3) for k, v in got.items()
                         if k in ("requests_per_s", "errors", "client_cpu_s_per_1000")})
+            ours, theirs = results["harness"], results["aiohttp"]
             ratios.append(ours["requests_per_s"] / theirs["requests_per_s"])
     finally:
         proc.terminate()
