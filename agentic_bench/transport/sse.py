@@ -49,17 +49,17 @@ _BAD = object()
 
 
 def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
-    """Decode every event payload; one ``json.loads`` over the whole stream when it parses
-    (several times faster than one call per event), per event otherwise."""
+    """Decode every event payload; one ``json.loads`` over the whole stream when each payload
+    is one JSON value (several times faster than one call per event), per event otherwise."""
     body = [p for _, p in events if p and p != b"[DONE]"]
-    try:
-        values = _loads(b"[" + b",".join(body) + b"]")
-        if len(values) != len(body):  # a payload like `1,2` would shift the rest
+    try:  # each payload in its own brackets: `1,2`, or an object cut in two, breaks the parse
+        values = [value for (value,) in _loads(b"[[" + b"],[".join(body) + b"]]")]
+        if len(values) != len(body):
             raise ValueError("payload count mismatch")
         decoded = iter(values)
         return [(t, p, None if p == b"[DONE]" else next(decoded))
                 for t, p in events if p]
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, TypeError, UnicodeDecodeError):
         out: list[tuple[int, bytes, Any]] = []
         for t, p in events:
             if not p:
@@ -72,6 +72,39 @@ def _decoded(events: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]]:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 out.append((t, p, _BAD))
         return out
+
+
+_DONE_TAIL = b"\n\ndata: [DONE]\n\n"
+_SEPARATOR = b"\n\ndata: "
+
+
+def _whole_events(chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]] | None:
+    """The common stream, decoded in one pass: every event one ``data: `` line of a JSON
+    object, events separated by one blank line, ``[DONE]`` last. Each event sits in its own
+    brackets, so one that is not exactly one JSON value breaks the parse; each is dated as
+    :func:`_events` dates it (the chunk holding the line's newline). ``None``: any other
+    stream (comments, other fields, CRLF, an event split at its newline, a payload that is
+    not an object), for the line-by-line path."""
+    whole = chunks[0][1] if len(chunks) == 1 else b"".join(data for _, data in chunks)
+    if not whole.startswith(b"data: ") or not whole.endswith(_DONE_TAIL):
+        return None
+    try:
+        wrapped = _loads(b"[[" + whole[6:-16].replace(_SEPARATOR, b"],[") + b"]]")
+        events = [event for (event,) in wrapped]
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None
+    n = len(events) + 1  # and [DONE]
+    if whole.count(b"\n") != 2 * n or set(map(type, events)) != {dict}:
+        return None
+    if len(chunks) == 1:
+        times = [chunks[0][0]] * n
+    else:  # an event's blank line lies whole in the chunk that dates it (else counts differ)
+        times = [t for t, data in chunks for _ in range(data.count(b"\n\n"))]
+        if len(times) != n:
+            return None
+    out = list(zip(times, itertools.repeat(b""), events))
+    out.append((times[-1], b"[DONE]", None))
+    return out
 
 
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]],
@@ -115,7 +148,9 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     reasoning: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     done = False
-    for t, payload, event in _decoded(_events(chunks)):
+    model = result.model
+    stamp = result.token_times_ns.append  # (locals: this loop runs once per event)
+    for t, payload, event in _whole_events(chunks) or _decoded(_events(chunks)):
         if payload == b"[DONE]":
             done = True
             break
@@ -125,21 +160,23 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
         if not isinstance(event, dict):
             result.fail("malformed", f"chunk is not a JSON object: {payload[:120]!r}")
             break
-        if "error" in event and not event.get("choices"):
+        choices = event.get("choices")
+        if not choices and "error" in event:
             message = str(event["error"])[:300]
             result.fail(http_error_type(message), f"error event in stream: {message}")
             break
-        result.model = result.model or event.get("model")
+        if not model:
+            model = event.get("model")
         usage = event.get("usage")
         timings = event.get("timings")
-        if isinstance(usage, dict):
-            result.input_tokens = usage.get("prompt_tokens", result.input_tokens)
-            result.output_tokens = usage.get("completion_tokens", result.output_tokens)
         if usage is not None or timings is not None:  # the final chunk(s) only
+            if isinstance(usage, dict):
+                result.input_tokens = usage.get("prompt_tokens", result.input_tokens)
+                result.output_tokens = usage.get("completion_tokens", result.output_tokens)
             cached = cached_prompt_tokens(usage, timings)
             if cached is not None:
                 result.cached_tokens = cached
-        for choice in event.get("choices") or ():
+        for choice in choices or ():
             delta = choice.get("delta") or {}
             carried = False
             text = delta.get("content")
@@ -154,9 +191,10 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
                 _merge_tool_delta(calls, delta["tool_calls"], mlperf)
                 carried = True
             if carried:
-                result.token_times_ns.append(t)
+                stamp(t)
             if choice.get("finish_reason"):
                 result.finish_reason = choice["finish_reason"]
+    result.model = model
     result.content = "".join(content)
     result.reasoning = "".join(reasoning)
     result.tool_calls = [calls[i] for i in sorted(calls)]

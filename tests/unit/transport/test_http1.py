@@ -153,3 +153,41 @@ def test_watch_sees_pieces_until_it_returns_true() -> None:
 
     asyncio.run(go())
     assert seen == [b"a", b"b"]
+
+
+def test_a_read_of_whole_chunks_takes_the_split_path_and_gives_the_walks_piece(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common read (whole chunks, the last one included) is taken by
+    ``_feed_whole_chunks``; turned off, the byte walk gives the same piece and end."""
+    events = [e + b"\n\n" for e in BODY.split(b"\n\n")[:-1]]  # a chunk per event
+    raw = HEAD_CHUNKED + b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events) + b"0\r\n\r\n"
+    taken: list[bool] = []
+    whole = Http1Connection._feed_whole_chunks
+
+    def spy(self: Http1Connection, t: int, data: bytes) -> bool:
+        taken.append(whole(self, t, data))
+        return taken[-1]
+
+    monkeypatch.setattr(Http1Connection, "_feed_whole_chunks", spy)
+    fast = feed(raw, [len(HEAD_CHUNKED)])
+    assert taken == [True] and len(fast.pieces) == 1 and body_of(fast) == BODY
+    monkeypatch.setattr(Http1Connection, "_feed_whole_chunks", lambda *a: False)
+    walked = feed(raw, [len(HEAD_CHUNKED)])
+    assert [p for _, p in walked.pieces] == [p for _, p in fast.pieces]
+    for conn in (fast, walked):
+        assert conn.done is not None and conn.done.done() and conn.done.exception() is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(payloads=st.lists(st.sampled_from([b"a", b"data: {}\n\n", b"x\r\ny", b"\r\n", b"0",
+                                          b"\r\n0\r\n\r\n", b"zz"]), min_size=1, max_size=6),
+       sizes=st.lists(st.integers(1, 9), max_size=6), cuts=st.lists(st.integers(0, 200),
+                                                                     max_size=6))
+def test_payloads_that_look_like_framing_are_kept_whole(payloads: list[bytes], sizes: list[int],
+                                                         cuts: list[int]) -> None:
+    """CRLF, "0" and a whole last-chunk inside the payload: the split path must refuse such a
+    read (sizes that do not match) and the walk frame it; the body comes out unchanged."""
+    body = b"".join(payloads)
+    conn = feed(HEAD_CHUNKED + chunked(body, sizes), cuts)
+    assert conn.done is not None and conn.done.done() and conn.done.exception() is None
+    assert body_of(conn) == body
