@@ -1,4 +1,4 @@
-"""``records.jsonl`` on disk: written one flushed line per record, read back one at a time.
+"""``records.jsonl`` on disk: written and flushed as measured, read back one at a time.
 
 A record is a plain ``dict`` (built by :mod:`.llm` and :mod:`.types`): :class:`RecordWriter`
 appends them, :class:`RecordStream` / :func:`iter_records` / :func:`read_records` read a file
@@ -7,10 +7,11 @@ appends them, :class:`RecordStream` / :func:`iter_records` / :func:`read_records
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,11 +28,19 @@ def encode_record(record: dict[str, Any]) -> bytes:
 
 @dataclass
 class RecordWriter:
-    """Appends records to ``records.jsonl``; every line is flushed as it is written."""
+    """Appends records to ``records.jsonl``, each flushed as it is measured.
+
+    Inside a running event loop, the records of one turn of the loop go out in one write at
+    its end (``call_soon``: before the loop waits for anything again), not one system call
+    each — at ten thousand requests a second, three lines a request. Outside a loop each
+    record is written and flushed at once. :meth:`flush` and :meth:`close` write what is
+    pending; ``fsync`` syncs each write to the disk as well."""
 
     path: Path
     _fh: IO[bytes] | None = None
     fsync: bool = False
+    _pending: list[bytes] = field(default_factory=list)
+    _flush_on: asyncio.AbstractEventLoop | None = None  # where a flush is due
 
     def open(self) -> RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,13 +49,31 @@ class RecordWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         assert self._fh is not None, "writer not opened"
-        self._fh.write(encode_record(record))
+        self._pending.append(encode_record(record))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop running: written now
+            self.flush()
+            return
+        if self._flush_on is not loop:  # (a loop that stopped before flushing is forgotten)
+            loop.call_soon(self.flush)
+            self._flush_on = loop
+
+    def flush(self) -> None:
+        """Write and flush every pending record (a no-op when none is)."""
+        self._flush_on = None
+        if not self._pending or self._fh is None:
+            return
+        pending = self._pending
+        self._fh.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        pending.clear()
         self._fh.flush()
         if self.fsync:
             os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         if self._fh is not None:
+            self.flush()
             self._fh.close()
             self._fh = None
 
