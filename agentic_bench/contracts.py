@@ -11,6 +11,7 @@ trace replayer (``replay/``) and every task depend on it rather than on each oth
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,8 +72,8 @@ class SessionTicket:
     lane: LaneStart | None = None
     request_context: RequestContext = NO_CONTEXT
 
-    @property
-    def session_id(self) -> str:
+    @functools.cached_property
+    def session_id(self) -> str:  # (read for every record of the session)
         return f"{self.session.session_id}#{self.index}"
 
 

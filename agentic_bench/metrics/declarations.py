@@ -73,7 +73,10 @@ def _ttft(t: Timestamps) -> float | None:
 
 
 def _itl(t: Timestamps) -> list[float]:
-    return [round((b - a) / NS_PER_MS, 4) for a, b in itertools.pairwise(t.token_times_ns)]
+    times = t.token_times_ns
+    if times and times[0] == times[-1]:  # one read carried every token (the clock is monotonic)
+        return [0.0] * (len(times) - 1)
+    return [round((b - a) / NS_PER_MS, 4) for a, b in itertools.pairwise(times)]
 
 
 def _tpot(t: Timestamps) -> float | None:
