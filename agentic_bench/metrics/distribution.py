@@ -65,6 +65,9 @@ class Distribution:
             for value in values:
                 self.add(value)
             return
+        if isinstance(values, list) and values and values.count(values[0]) == len(values):
+            self.add(values[0], len(values))  # one value throughout (one read: gaps of 0)
+            return
         dense = self._dense
         for value in values:
             key = round(value * _PER_MS)

@@ -78,13 +78,14 @@ _DONE_TAIL = b"\n\ndata: [DONE]\n\n"
 _SEPARATOR = b"\n\ndata: "
 
 
-def _whole_events(chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any]] | None:
+def _whole_events(chunks: list[tuple[int, bytes]]
+                  ) -> tuple[list[tuple[int, bytes, Any]], bytes] | None:
     """The common stream, decoded in one pass: every event one ``data: `` line of a JSON
     object, events separated by one blank line, ``[DONE]`` last. Each event sits in its own
     brackets, so one that is not exactly one JSON value breaks the parse; each is dated as
     :func:`_events` dates it (the chunk holding the line's newline). ``None``: any other
     stream (comments, other fields, CRLF, an event split at its newline, a payload that is
-    not an object), for the line-by-line path."""
+    not an object), for the line-by-line path. With the events: the stream's bytes."""
     whole = chunks[0][1] if len(chunks) == 1 else b"".join(data for _, data in chunks)
     if not whole.startswith(b"data: ") or not whole.endswith(_DONE_TAIL):
         return None
@@ -104,7 +105,7 @@ def _whole_events(chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes, Any
             return None
     out = list(zip(times, itertools.repeat(b""), events))
     out.append((times[-1], b"[DONE]", None))
-    return out
+    return out, whole
 
 
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]],
@@ -150,7 +151,16 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     done = False
     model = result.model
     stamp = result.token_times_ns.append  # (locals: this loop runs once per event)
-    for t, payload, event in _whole_events(chunks) or _decoded(_events(chunks)):
+    reasoning_keys = tool_keys = True  # whether a delta may hold these keys at all
+    fast = _whole_events(chunks)
+    if fast is None:
+        items = _decoded(_events(chunks))
+    else:  # a key no byte spells (none written with escapes) is not looked up per event
+        items, whole = fast
+        escaped = b"\\u" in whole
+        reasoning_keys = escaped or b'"reasoning' in whole
+        tool_keys = escaped or b'"tool_calls"' in whole
+    for t, payload, event in items:
         if payload == b"[DONE]":
             done = True
             break
@@ -183,11 +193,12 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
             if text:
                 content.append(text)
                 carried = True
-            think = delta.get("reasoning_content") or delta.get("reasoning")
-            if think:
-                reasoning.append(think)
-                carried = True
-            if delta.get("tool_calls"):
+            if reasoning_keys:
+                think = delta.get("reasoning_content") or delta.get("reasoning")
+                if think:
+                    reasoning.append(think)
+                    carried = True
+            if tool_keys and delta.get("tool_calls"):
                 _merge_tool_delta(calls, delta["tool_calls"], mlperf)
                 carried = True
             if carried:

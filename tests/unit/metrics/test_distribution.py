@@ -55,3 +55,16 @@ def test_counts_and_repeats() -> None:
     assert Distribution().describe() == describe([])
     with pytest.raises(ValueError):
         Distribution(0.01)
+
+
+@pytest.mark.parametrize("values", [[0.0] * 15, [2.5] * 3, [1e9] * 4, [-0.5] * 2,
+                                    [0.0, 0.0, 0.001]])
+def test_a_list_of_one_repeated_value_counts_as_the_values_one_by_one(
+        values: list[float]) -> None:
+    """add_all takes such a list (a reply read in one piece: gaps of 0) as one add of n."""
+    whole, one_by_one = Distribution(), Distribution()
+    whole.add_all(values)
+    for value in values:
+        one_by_one.add(value)
+    assert whole.counts() == one_by_one.counts() and whole.count == len(values)
+    assert whole.describe() == describe(at_us(values))

@@ -134,8 +134,10 @@ def test_the_common_stream_is_decoded_in_one_pass() -> None:
               ev({}, finish="stop") + ev(usage={"prompt_tokens": 3, "completion_tokens": 2})]
     chunks = [(10, events[0]), (20, events[1][:7]), (30, events[1][7:] + events[2]),
               (40, events[3] + DONE)]
-    fast = sse._whole_events(chunks)
-    assert fast is not None
+    taken = sse._whole_events(chunks)
+    assert taken is not None
+    fast, whole = taken
+    assert whole == b"".join(data for _, data in chunks)
     assert [t for t, _, _ in fast] == [10, 30, 30, 40, 40, 40]
     assert [t for t, _, _ in sse._decoded(sse._events(chunks))] == [10, 30, 30, 40, 40, 40]
     assert [e for _, _, e in fast] == [e for _, _, e in sse._decoded(sse._events(chunks))]
@@ -157,9 +159,11 @@ def _streams(draw: st.DrawFn) -> list[tuple[int, bytes]]:
     out = []
     for _ in range(draw(st.integers(0, 6))):
         kind = draw(st.sampled_from(["content", "content", "finish", "usage", "tool", "odd",
-                                     "raw"]))
+                                     "raw", "reasoning"]))
         if kind == "content":
-            out.append(ev({"content": draw(st.text(alphabet="ab\n\"é", max_size=4))}))
+            out.append(ev({"content": draw(st.text(alphabet="ab\n\"é\\", max_size=4))}))
+        elif kind == "reasoning":
+            out.append(ev({draw(st.sampled_from(["reasoning", "reasoning_content"])): "r"}))
         elif kind == "finish":
             out.append(ev({}, finish="stop"))
         elif kind == "usage":
@@ -174,7 +178,11 @@ def _streams(draw: st.DrawFn) -> list[tuple[int, bytes]]:
                 b"data: {}\r\n\r\n", b"event: x\ndata: {}\n\n", b"data: {}\n\n\n",
                 b"data: [DONE]\n\n", b"data: {\"a\":1\n\ndata: \"b\":2}\n\n", b"\n",
                 b"data: {\"error\": \"boom\"}\n\n", b"data: {\"a\":\n1}\n\n",
-                b"data: {},{}\n\n", b"data: {\"choices\":[]}\n"])))
+                b"data: {},{}\n\n", b"data: {\"choices\":[]}\n",
+                # keys written with escapes: only the decoded key names them
+                b'data: {"choices":[{"delta":{"re\\u0061soning":"r"}}]}\n\n',
+                b'data: {"choices":[{"delta":{"tool\\u005fcalls":[{"function":{}}]}}]}\n\n',
+                ])))
     if draw(st.booleans()):
         out.append(DONE)
     whole = b"".join(out)
