@@ -4,7 +4,9 @@ Every reply streams ``output_tokens`` chunks (or the request's smaller ``max_tok
 the first content chunk ``ttft_ms`` after the request arrived, then one every ``itl_ms``.
 Deadlines are absolute ``perf_counter`` instants (no drift; never the event loop's cached,
 millisecond-grained clock) counted from the moment the request was complete.
-``jitter_ms`` adds a seeded uniform ±J to each gap. ``precise`` sets each timer
+Tokens already due when one is sent (a zero gap, or a loop running late) go out with it, in
+one write, each event its own chunk. ``jitter_ms`` adds a seeded uniform ±J to each gap.
+``precise`` sets each timer
 :data:`EARLY_S` early and spends the rest yielding to the loop until the exact instant:
 timings then hold to tens of microseconds instead of ±1 ms, at the cost of a busy simulator
 core (for harness-precision benchmarks; docs/performance.md).
@@ -42,6 +44,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from agentic_bench.endpoint.sim_http import HttpConnection, Request
 
@@ -331,7 +335,11 @@ class Reply:
         self._at(self.next_at, self._token)
 
     def _event(self, payload: dict[str, Any]) -> bytes:
-        return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+        try:
+            data = orjson.dumps(payload)  # compact; text as UTF-8, not escaped
+        except TypeError:  # what orjson refuses (integers over 64 bits) the stdlib writes
+            data = json.dumps(payload, separators=(",", ":")).encode()
+        return b"data: " + data + b"\n\n"
 
     def _delta(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         return self._event({"id": self.id, "object": "chat.completion.chunk",
@@ -351,22 +359,30 @@ class Reply:
         return {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
 
     def _token(self) -> None:
+        """Send token ``k`` and every later one already due (a zero or overrun gap): in one
+        write, each event its own chunk, rather than a write and a turn of the loop each."""
         if self.conn.closed:
             self._finish()
             return
-        k = self.k
-        if self.fault == "disconnect" and k == self.fault_at:
-            self._finish()
-            self.conn.abort()
-            return
-        if self.fault == "malformed" and k == self.fault_at:
-            self.conn.chunk(b"data: {not json\n\n")
-        self.conn.chunk(self._delta(self._token_delta(k)))
-        self.k += 1
-        if self.k < self.n:
+        out: list[bytes] = []
+        while True:
+            k = self.k
+            if self.fault == "disconnect" and k == self.fault_at:
+                self.conn.chunks(out)
+                self._finish()
+                self.conn.abort()
+                return
+            if self.fault == "malformed" and k == self.fault_at:
+                out.append(b"data: {not json\n\n")
+            out.append(self._delta(self._token_delta(k)))
+            self.k += 1
+            if self.k >= self.n:
+                break
             self.next_at += self.gaps[self.k] / 1000
-            self._at(self.next_at, self._token)
-            return
+            if self.next_at > time.perf_counter():
+                self.conn.chunks(out)
+                self._at(self.next_at, self._token)
+                return
         finish = "tool_calls" if self.s.config.tool_call else "stop"
         if self.script:
             finish = self.script.finish_reason
@@ -377,8 +393,8 @@ class Reply:
                                  "model": self.s.config.model, "choices": [],
                                  "usage": self._usage()})
         self._finish()
-        self.conn.chunk(tail + b"data: [DONE]\n\n")
-        self.conn.end_chunked()
+        out.append(tail + b"data: [DONE]\n\n")
+        self.conn.chunks(out, end=True)
 
     def _usage(self) -> dict[str, Any]:
         if self.prompt_chars is not None:  # the prefix-cache model counts characters

@@ -27,7 +27,7 @@ class HttpConnection(asyncio.Protocol):
     """Parses requests one at a time and hands each to ``handler(conn, request)``.
 
     The handler must eventually call :meth:`finish` (after :meth:`send_json` or a streamed
-    reply ended with :meth:`end_chunked`) so the next pipelined request can be served.
+    reply ended with :meth:`chunks` ``end=True``) so the next pipelined request can be served.
     """
 
     def __init__(self, handler: Callable[[HttpConnection, Request], None]) -> None:
@@ -106,12 +106,15 @@ class HttpConnection(asyncio.Protocol):
         self.write(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
                    "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
 
-    def chunk(self, data: bytes) -> None:
-        self.write(b"%x\r\n%s\r\n" % (len(data), data))
-
-    def end_chunked(self) -> None:
-        self.write(b"0\r\n\r\n")
-        self.finish()
+    def chunks(self, datas: list[bytes], end: bool = False) -> None:
+        """Each of ``datas`` as its own chunk, in one write; ``end``: then the last chunk,
+        and the response is finished."""
+        framed = b"".join(b"%x\r\n%s\r\n" % (len(data), data) for data in datas)
+        if end:
+            self.write(framed + b"0\r\n\r\n")
+            self.finish()
+        elif framed:
+            self.write(framed)
 
     def abort(self, graceful: bool = False) -> None:
         if self.transport is not None and not self.closed:
