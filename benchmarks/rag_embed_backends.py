@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from agentic_bench.tasks.rag_e2e.backend_calibration import recall_at_10
 from rag_pipeline import (
-    FlatIndex,
     SentenceTransformerEmbedder,
     chunk_documents,
     load_hotpotqa,
@@ -43,17 +43,6 @@ SPEEDUP, RECALL_SLACK = 3.0, 0.01
 
 def emit(figure: str, value: Any, **extra: Any) -> None:
     print(json.dumps({"figure": figure, "value": value, **extra}), flush=True)
-
-
-def recall_at_10(vectors: np.ndarray, queries: np.ndarray, titles: list[str],
-                 gold: list[tuple[str, ...]]) -> float:
-    index = FlatIndex(vectors.shape[1])
-    index.add(vectors, [str(i) for i in range(len(vectors))])
-    found = []
-    for row, want in zip(index.search(queries, 10), gold, strict=True):
-        got = {titles[i] for i, _ in row}
-        found.append(len(got & set(want)) / len(want))
-    return float(np.mean(found))
 
 
 def main() -> int:

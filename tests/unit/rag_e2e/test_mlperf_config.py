@@ -99,6 +99,8 @@ def test_with_the_reference_prompts_the_official_command_departs_nowhere(
     (("--reranker", "remote", "--reranker-url", "http://r/v1/rerank"), 824, CORPUS,
      "reranker remote /models/colbertv2.0 (MLPerf: ColBERTv2 MaxSim in-process"),
     (("--kind", "flat"), 824, CORPUS, "index flat"),
+    (("--embed-backend", "auto"), 824, CORPUS, "embedding backend auto (MLPerf: fp32"),
+    (("--embed-backend", "torch-bf16"), 824, CORPUS, "embedding backend torch-bf16"),
     (("--bm25",), 824, CORPUS, "BM25"),
     (("--sampling", "ours"), 824, CORPUS, "agentic-bench's sampling"),
     (("--no-grade",), 824, CORPUS, "no document grading"),

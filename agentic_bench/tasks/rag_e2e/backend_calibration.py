@@ -1,0 +1,184 @@
+"""``--embed-backend auto``: the embedding backend this machine runs fastest, among those whose
+retrieval stays within :data:`RECALL_SLACK` recall@10 of fp32 — measured once, then cached
+(#33 item 4).
+
+The calibration embeds the passages of :data:`QUESTIONS` seeded HotpotQA questions (chunked as
+rag-e2e chunks them, about 3,600 chunks) with each of :data:`CANDIDATES` in turn, times the
+embedding call alone, and asks the questions against each backend's vectors with exact search
+(recall@10: the share of a question's gold titles among the titles of its top ten chunks —
+the figure of ``benchmarks/rag_embed_backends.py``, which uses the same function). The choice
+is the fastest backend whose recall@10 is at least fp32's minus the slack; fp32 always
+qualifies. A few minutes on a small CPU, once per machine and model: the figures and the
+choice are kept in ``<cache>/embed-backend-calibration.json`` under a key naming the CPU (model,
+the instruction sets that decide bf16 and int8 speed, cores) and the torch, onnxruntime and
+sentence-transformers versions, so another machine, or an upgrade, calibrates again.
+
+Each backend builds its own index (``+bf16``, ``onnx-int8:`` in the embedder's name), so a run
+with ``auto`` on two machines may retrieve with different vectors; the MLPerf preset lists any
+backend but fp32 as a deviation (:mod:`.mlperf_config`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+CANDIDATES = ("torch", "torch-bf16", "onnx-int8")
+RECALL_SLACK = 0.005  # #33 item 4: recall@10 within 0.005 of fp32
+QUESTIONS = 300
+SEED = 42
+CACHE_FILE = "embed-backend-calibration.json"
+_FLAGS = ("amx_bf16", "amx_int8", "amx_tile", "avx512_bf16", "avx512_vnni", "avx512f",
+          "avx_vnni", "avx2")
+
+Figures = dict[str, dict[str, float]]  # backend → {"passages_per_s", "recall@10"}
+Measure = Callable[[str, Path], tuple[Figures, int]]  # (figures, passages embedded)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What ``auto`` chose on this machine for one embedder, and the figures it chose by."""
+
+    chosen: str
+    figures: Figures
+    passages: int
+    embedder: str
+    machine: dict[str, Any]
+    measured_at: str
+
+    def line(self) -> str:
+        """One line: the choice, then each backend's passages/s and recall@10."""
+        each = ", ".join(f"{b} {f['passages_per_s']:.1f}/s recall@10 {f['recall@10']:.4f}"
+                         for b, f in self.figures.items())
+        return f"--embed-backend auto: {self.chosen} ({each}; measured {self.measured_at})"
+
+
+def machine() -> dict[str, Any]:
+    """What decides the backends' speed here: the CPU and the libraries that run them."""
+    model, flags = platform.processor() or platform.machine(), set[str]()
+    try:
+        for text in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = text.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+                break
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    libraries: dict[str, str | None] = {}
+    for name in ("torch", "onnxruntime", "sentence-transformers"):
+        try:
+            libraries[name] = version(name)
+        except PackageNotFoundError:
+            libraries[name] = None
+    return {"cpu": model, "flags": sorted(flags & set(_FLAGS)), "cores": os.cpu_count(),
+            "libraries": libraries}
+
+
+def cache_key(embedder: str, where: dict[str, Any]) -> str:
+    text = json.dumps({"embedder": embedder, **where}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def choose(figures: Figures, slack: float = RECALL_SLACK) -> str:
+    """The fastest backend whose recall@10 is at least fp32's minus ``slack``."""
+    floor = figures["torch"]["recall@10"] - slack
+    fit = [b for b in figures if figures[b]["recall@10"] >= floor - 1e-12]
+    return max(fit, key=lambda b: figures[b]["passages_per_s"])
+
+
+def calibrated(embedder: str, cache_dir: Path, *, measure: Measure | None = None,
+               say: Callable[[str], None] | None = None) -> Calibration:
+    """This machine's calibration for ``embedder`` (a name :func:`make_embedder` takes): read
+    from the cache, else measured now (announced on stderr) and cached."""
+    say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    where = machine()
+    key = cache_key(embedder, where)
+    path = cache_dir / CACHE_FILE
+    kept = _read(path)
+    if isinstance(kept.get(key), dict):
+        try:
+            found = Calibration(**kept[key])
+            say(found.line())
+            return found
+        except TypeError:
+            say(f"{path}: entry {key} unreadable; calibrating again")
+    say(f"--embed-backend auto: calibrating {', '.join(CANDIDATES)} on this machine (once; "
+        f"{QUESTIONS} HotpotQA questions' passages each, exact search; cached in {path})")
+    figures, passages = (measure or measure_backends)(embedder, cache_dir)
+    found = Calibration(choose(figures), figures, passages, embedder, where,
+                        time.strftime("%Y-%m-%d", time.gmtime()))
+    kept[key] = asdict(found)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    say(found.line())
+    return found
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recall_at_10(vectors: Any, queries: Any, titles: Sequence[str],
+                 gold: Sequence[Sequence[str]]) -> float:
+    """Mean over questions of the share of their gold titles among their top ten chunks'
+    titles (exact inner-product search)."""
+    import numpy as np
+
+    from rag_pipeline import FlatIndex
+
+    index = FlatIndex(vectors.shape[1])
+    index.add(vectors, [str(i) for i in range(len(vectors))])
+    found = []
+    for row, want in zip(index.search(queries, 10), gold, strict=True):
+        got = {titles[int(i)] for i, _ in row}
+        found.append(len(got & set(want)) / len(want))
+    return float(np.mean(found))
+
+
+def measure_backends(embedder: str, cache_dir: Path,
+                     questions: int = QUESTIONS) -> tuple[Figures, int]:
+    """Each candidate's passages/s (the embedding call alone, after a warm-up that loads — and
+    for onnx-int8 exports — the model) and recall@10, on the same passages."""
+    from agentic_bench.tasks.rag_e2e.index_cache import make_embedder
+    from rag_pipeline import chunk_documents, load_hotpotqa, pooled_corpus, sample_questions
+
+    chosen = sample_questions(load_hotpotqa(), questions, SEED)
+    chunks = chunk_documents(pooled_corpus(chosen))
+    texts = [c.passage_text() for c in chunks]
+    titles = [c.title for c in chunks]
+    gold = [q.supporting_titles for q in chosen]
+    asked = [q.question for q in chosen]
+    figures: Figures = {}
+    for backend in CANDIDATES:
+        model = make_embedder(embedder, backend=backend, cache_dir=cache_dir)
+        model.embed_queries(["warm-up"])
+        started = time.perf_counter()
+        vectors = model.embed_passages(texts)
+        seconds = time.perf_counter() - started
+        figures[backend] = {
+            "passages_per_s": round(len(texts) / seconds, 2),
+            "recall@10": round(recall_at_10(vectors, model.embed_queries(asked), titles,
+                                            gold), 4)}
+    return figures, len(texts)
+
+
+__all__ = ["CANDIDATES", "RECALL_SLACK", "Calibration", "calibrated", "choose", "machine",
+           "measure_backends", "recall_at_10"]
