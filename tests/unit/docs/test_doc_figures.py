@@ -57,3 +57,21 @@ def test_harness_vs_aiohttp_figures_are_the_records() -> None:
                  f"{ratio['best_over_best']:.2f}x | "
                  f"{', '.join(f'{x:.2f}' for x in ratio['per_round'])} |")
         assert cells in section, ratio["server"]
+
+
+def test_auto_calibration_figures_are_the_record() -> None:
+    """#33 item 4: docs/rag-e2e.md's `--embed-backend auto` paragraph is the committed
+    calibration's, and the record's choice is the rule's."""
+    from agentic_bench.tasks.rag_e2e.backend_calibration import choose
+
+    record = json.loads((ROOT / "benchmarks" / "results" / "rag-e2e" / "embed-backends" /
+                         "auto-calibration-amd-epyc.json").read_text())
+    doc = " ".join((ROOT / "docs" / "rag-e2e.md").read_text().split())
+    section = doc[doc.index("**`--embed-backend auto`**"):doc.index("**Interrupted builds")]
+    assert choose(record["figures"]) == record["chosen"]
+    assert f"took {record['seconds']} s and chose {record['chosen']}" in section
+    speeds = [record["figures"][b]["passages_per_s"] for b in ("torch", "torch-bf16",
+                                                                "onnx-int8")]
+    assert "fp32 {}, torch-bf16 {}, onnx-int8 {} passages/s".format(*speeds) in section
+    recalls = [record["figures"][b]["recall@10"] for b in ("torch", "torch-bf16", "onnx-int8")]
+    assert "recall@10 {} / {} / {}".format(*recalls) in section

@@ -31,6 +31,10 @@ def figures(**each: tuple[float, float]) -> Figures:
     (figures(torch=(50.0, .83), torch_bf16=(40.0, .83), onnx_int8=(90.0, .8249)), "torch"),
     (figures(torch=(50.0, .83), torch_bf16=(60.0, .825), onnx_int8=(90.0, .8249)),
      "torch-bf16"),  # exactly 0.005 below still qualifies
+    (figures(torch=(52.5, .8317), torch_bf16=(157.4, .8333), onnx_int8=(158.6, .8300)),
+     "torch-bf16"),  # this machine's calibration: within 5 %, the better recall decides
+    (figures(torch=(52.5, .8317), torch_bf16=(140.0, .8333), onnx_int8=(158.6, .8300)),
+     "onnx-int8"),  # 12 % apart: the faster
 ])
 def test_the_fastest_backend_within_the_recall_slack(given: Figures, chosen: str) -> None:
     assert choose(given) == chosen
