@@ -5,7 +5,7 @@ the first content chunk ``ttft_ms`` after the request arrived, then one every ``
 Deadlines are absolute ``perf_counter`` instants (no drift; never the event loop's cached,
 millisecond-grained clock) counted from the moment the request was complete.
 Tokens already due when one is sent (a zero gap, or a loop running late) go out with it, in
-one write, each event its own chunk. ``jitter_ms`` adds a seeded uniform ±J to each gap.
+one write, each event its own chunk; at TTFT 0 the head goes in that write too. ``jitter_ms`` adds a seeded uniform ±J to each gap.
 ``precise`` sets each timer
 :data:`EARLY_S` early and spends the rest yielding to the loop until the exact instant:
 timings then hold to tens of microseconds instead of ±1 ms, at the cost of a busy simulator
@@ -273,6 +273,7 @@ class Reply:
         self.others = server.in_flight - 1  # replies already in flight when this one arrived
         self.finished = False
         self.k = 0
+        self.head = b""  # the head, when it goes out with the first tokens
         rng = server.rng
         self.fault = None
         for name in ("fail", "hang", "disconnect", "malformed"):
@@ -327,11 +328,15 @@ class Reply:
             self._headers()
 
     def _headers(self) -> None:
+        self.next_at = self.t0 + self.ttft_ms / 1000
+        if self.fault != "hang" and self.next_at <= time.perf_counter():
+            self.head = self.conn.start_chunked(send=False)  # the first token is due: together
+            self._token()
+            return
         self.conn.start_chunked()
         if self.fault == "hang":
             self._finish()  # not computing anything: out of the load model
             return  # never send anything else; the client's timeout must fire
-        self.next_at = self.t0 + self.ttft_ms / 1000
         self._at(self.next_at, self._token)
 
     def _event(self, payload: dict[str, Any]) -> bytes:
@@ -368,7 +373,7 @@ class Reply:
         while True:
             k = self.k
             if self.fault == "disconnect" and k == self.fault_at:
-                self.conn.chunks(out)
+                self.conn.chunks(out, head=self._take_head())
                 self._finish()
                 self.conn.abort()
                 return
@@ -380,7 +385,7 @@ class Reply:
                 break
             self.next_at += self.gaps[self.k] / 1000
             if self.next_at > time.perf_counter():
-                self.conn.chunks(out)
+                self.conn.chunks(out, head=self._take_head())
                 self._at(self.next_at, self._token)
                 return
         finish = "tool_calls" if self.s.config.tool_call else "stop"
@@ -394,7 +399,12 @@ class Reply:
                                  "usage": self._usage()})
         self._finish()
         out.append(tail + b"data: [DONE]\n\n")
-        self.conn.chunks(out, end=True)
+        self.conn.chunks(out, end=True, head=self._take_head())
+
+    def _take_head(self) -> bytes:
+        """The reply's head when it waits to go with the first tokens (TTFT 0), once."""
+        head, self.head = self.head, b""
+        return head
 
     def _usage(self) -> dict[str, Any]:
         if self.prompt_chars is not None:  # the prefix-cache model counts characters

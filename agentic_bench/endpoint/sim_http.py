@@ -102,14 +102,19 @@ class HttpConnection(asyncio.Protocol):
         else:
             self.finish()
 
-    def start_chunked(self, content_type: str = "text/event-stream") -> None:
-        self.write(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
-                   "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+    def start_chunked(self, content_type: str = "text/event-stream", send: bool = True) -> bytes:
+        """The head of a chunked reply, written now (``send=False``: only returned, for the
+        caller to send before its first chunks)."""
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
+                "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+        if send:
+            self.write(head)
+        return head
 
-    def chunks(self, datas: list[bytes], end: bool = False) -> None:
-        """Each of ``datas`` as its own chunk, in one write; ``end``: then the last chunk,
-        and the response is finished."""
-        framed = b"".join(b"%x\r\n%s\r\n" % (len(data), data) for data in datas)
+    def chunks(self, datas: list[bytes], end: bool = False, head: bytes = b"") -> None:
+        """Each of ``datas`` as its own chunk, after ``head`` (not yet sent), in one write;
+        ``end``: then the last chunk, and the response is finished."""
+        framed = head + b"".join(b"%x\r\n%s\r\n" % (len(data), data) for data in datas)
         if end:
             self.write(framed + b"0\r\n\r\n")
             self.finish()

@@ -29,9 +29,15 @@ def streamed(config: SimConfig, writes: list[bytes]) -> ChatResult:
     return asyncio.run(go())
 
 
-@pytest.mark.parametrize(("itl_ms", "bodies"), [(0.0, 1), (15.0, 4)])
-def test_tokens_due_together_go_out_in_one_write(monkeypatch: pytest.MonkeyPatch,
-                                                  itl_ms: float, bodies: int) -> None:
+@pytest.mark.parametrize(("ttft_ms", "itl_ms", "writes_expected"), [
+    (0.0, 0.0, 1),  # the head and every token due at once: one write
+    (0.0, 15.0, 4),  # head with token 0, then tokens 1, 2 and 3 (with the end) apart
+    (5.0, 0.0, 2),  # the head as the request arrives, every token 5 ms later
+    (5.0, 15.0, 5),
+])
+def test_what_is_due_together_goes_out_in_one_write(
+        monkeypatch: pytest.MonkeyPatch, ttft_ms: float, itl_ms: float,
+        writes_expected: int) -> None:
     writes: list[bytes] = []
     plain = HttpConnection.write
 
@@ -40,9 +46,13 @@ def test_tokens_due_together_go_out_in_one_write(monkeypatch: pytest.MonkeyPatch
         plain(self, data)
 
     monkeypatch.setattr(HttpConnection, "write", spy)
-    result = streamed(SimConfig(ttft_ms=0, itl_ms=itl_ms, output_tokens=4), writes)
+    result = streamed(SimConfig(ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=4), writes)
     assert result.ok and result.content == "tok0 tok1 tok2 tok3 "
-    assert writes[0].startswith(b"HTTP/1.1 200 OK")  # the head, sent as the request arrives
-    assert len(writes) == 1 + bodies  # then one write per moment tokens were due
+    assert writes[0].startswith(b"HTTP/1.1 200 OK")
+    assert (writes[0].endswith(b"chunked\r\n\r\n")) == (ttft_ms > 0)  # the head alone
+    assert len(writes) == writes_expected
     assert writes[-1].endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n")  # with the last chunk
     assert result.output_tokens == 4 and len(result.token_times_ns) == 4
+    if ttft_ms:
+        assert result.t_first_byte_ns is not None and result.t_first_token_ns is not None
+        assert result.t_first_token_ns - result.t_first_byte_ns > 3_000_000  # head came first
