@@ -5,8 +5,8 @@ the first content chunk ``ttft_ms`` after the request arrived, then one every ``
 Deadlines are absolute ``perf_counter`` instants (no drift; never the event loop's cached,
 millisecond-grained clock) counted from the moment the request was complete.
 Tokens already due when one is sent (a zero gap, or a loop running late) go out with it, in
-one write, each event its own chunk; at TTFT 0 the head goes in that write too. ``jitter_ms`` adds a seeded uniform ±J to each gap.
-``precise`` sets each timer
+one write, each event its own chunk; at TTFT 0 the head goes in that write too.
+``jitter_ms`` adds a seeded uniform ±J to each gap. ``precise`` sets each timer
 :data:`EARLY_S` early and spends the rest yielding to the loop until the exact instant:
 timings then hold to tens of microseconds instead of ±1 ms, at the cost of a busy simulator
 core (for harness-precision benchmarks; docs/performance.md).

@@ -34,7 +34,8 @@ class RecordWriter:
     its end (``call_soon``: before the loop waits for anything again), not one system call
     each — at ten thousand requests a second, three lines a request. Outside a loop each
     record is written and flushed at once. :meth:`flush` and :meth:`close` write what is
-    pending; ``fsync`` syncs each write to the disk as well."""
+    pending; ``fsync`` syncs each write to the disk as well. One thread writes (a run's
+    records all come from its event loop's thread)."""
 
     path: Path
     _fh: IO[bytes] | None = None

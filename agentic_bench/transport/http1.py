@@ -164,7 +164,7 @@ class Http1Connection(asyncio.Protocol):
         with the last chunk and an empty trailer. False (nothing consumed): anything else,
         for :meth:`_feed_chunked`'s byte-exact walk."""
         parts = data.split(b"\r\n")
-        if len(parts) % 2 == 0 or parts[-1]:
+        if len(parts) < 3 or len(parts) % 2 == 0 or parts[-1]:
             return False
         sizes = parts[0:-1:2]
         payloads = parts[1:-1:2]

@@ -191,3 +191,14 @@ def test_payloads_that_look_like_framing_are_kept_whole(payloads: list[bytes], s
     conn = feed(HEAD_CHUNKED + chunked(body, sizes), cuts)
     assert conn.done is not None and conn.done.done() and conn.done.exception() is None
     assert body_of(conn) == body
+
+
+@pytest.mark.parametrize("read", [b"\r\n", b"5", b"0\r\n", b"5\r\nhello", b"\r\n\r\n"])
+def test_short_reads_at_a_chunk_boundary_are_left_to_the_walk(read: bytes) -> None:
+    async def go() -> bool:
+        conn = Http1Connection()
+        conn.connection_made(FakeTransport())  # type: ignore[arg-type]
+        conn.start(b"GET / HTTP/1.1\r\n\r\n", None)
+        return conn._feed_whole_chunks(0, read)
+
+    assert asyncio.run(go()) is False
