@@ -86,6 +86,9 @@ def _pipeline(args: Any) -> list[str]:
         out.append(f"reranker {named} (MLPerf: ColBERTv2 MaxSim in-process, reranker_worker.py; "
                    "--reranker late-interaction --reranker-model DIR/colbertv2.0)")
     backend = getattr(args, "embed_backend", "torch")
+    # the reference loads its embedder with model_kwargs {device, local_files_only} only: the
+    # model's own fp32 weights (mlcommons/inference b66003e1 e2e-rag/retrieve/vectordb.py
+    # 198-207)
     if backend != "torch":
         out.append(f"embedding backend {backend} (MLPerf: fp32 weights; --embed-backend torch)")
     if args.kind != "hnsw":
