@@ -27,14 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agentic_bench.tasks.rag_e2e.backend_calibration import recall_at_10
-from rag_pipeline import (
-    SentenceTransformerEmbedder,
-    chunk_documents,
-    load_hotpotqa,
-    pooled_corpus,
-    sample_questions,
-)
+from agentic_bench.tasks.rag_e2e.backend_calibration import hotpotqa_probe
+from rag_pipeline import SentenceTransformerEmbedder
 from rag_pipeline.embedders.local import packaged_minilm_path
 from rag_pipeline.embedders.onnx_int8 import OnnxInt8Embedder
 
@@ -51,13 +45,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=None,
                         help="onnxruntime threads (default: every core, as torch uses)")
     args = parser.parse_args()
-    chosen = sample_questions(load_hotpotqa(), args.questions, 42)
-    chunks = chunk_documents(pooled_corpus(chosen))
-    texts = [c.passage_text() for c in chunks]
-    titles = [c.title for c in chunks]
-    gold = [q.supporting_titles for q in chosen]
-    asked = [q.question for q in chosen]
-    emit("chunks", len(texts), questions=len(chosen),
+    probe = hotpotqa_probe(args.questions)  # the questions `--embed-backend auto` asks
+    texts = probe.texts
+    emit("chunks", len(texts), questions=len(probe.asked),
          mean_chars=round(float(np.mean([len(t) for t in texts])), 1))
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as cache:
@@ -74,8 +64,7 @@ def main() -> int:
             started = time.perf_counter()
             vectors = embedder.embed_passages(texts)
             seconds = time.perf_counter() - started
-            queries = embedder.embed_queries(asked)
-            recall = recall_at_10(vectors, queries, titles, gold)
+            recall = probe.recall_at_10(embedder, vectors)
             results[name] = {"passages_per_s": len(texts) / seconds, "recall@10": recall}
             emit(f"{name}.passages_per_s", round(len(texts) / seconds, 1),
                  seconds=round(seconds, 1))

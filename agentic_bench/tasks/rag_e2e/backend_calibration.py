@@ -165,32 +165,50 @@ def recall_at_10(vectors: Any, queries: Any, titles: Sequence[str],
     return float(np.mean(found))
 
 
+@dataclass(frozen=True)
+class Probe:
+    """What a backend is measured on: the passages (chunked as rag-e2e chunks them, each
+    chunk's title) and the questions with their gold titles."""
+
+    texts: list[str]
+    titles: list[str]
+    asked: list[str]
+    gold: list[tuple[str, ...]]
+
+    def recall_at_10(self, embedder: Any, vectors: Any) -> float:
+        """``embedder``'s recall@10 over ``vectors`` (its embedding of :attr:`texts`)."""
+        return recall_at_10(vectors, embedder.embed_queries(self.asked), self.titles, self.gold)
+
+
+def hotpotqa_probe(questions: int = QUESTIONS, seed: int = SEED) -> Probe:
+    """``questions`` seeded HotpotQA questions and their own paragraphs (the calibration's
+    and ``benchmarks/rag_embed_backends.py``'s probe)."""
+    from rag_pipeline import chunk_documents, load_hotpotqa, pooled_corpus, sample_questions
+
+    chosen = sample_questions(load_hotpotqa(), questions, seed)
+    chunks = chunk_documents(pooled_corpus(chosen))
+    return Probe([c.passage_text() for c in chunks], [c.title for c in chunks],
+                 [q.question for q in chosen], [tuple(q.supporting_titles) for q in chosen])
+
+
 def measure_backends(embedder: str, cache_dir: Path,
                      questions: int = QUESTIONS) -> tuple[Figures, int]:
     """Each candidate's passages/s (the embedding call alone, after a warm-up that loads — and
     for onnx-int8 exports — the model) and recall@10, on the same passages."""
     from agentic_bench.tasks.rag_e2e.index_cache import make_embedder
-    from rag_pipeline import chunk_documents, load_hotpotqa, pooled_corpus, sample_questions
 
-    chosen = sample_questions(load_hotpotqa(), questions, SEED)
-    chunks = chunk_documents(pooled_corpus(chosen))
-    texts = [c.passage_text() for c in chunks]
-    titles = [c.title for c in chunks]
-    gold = [q.supporting_titles for q in chosen]
-    asked = [q.question for q in chosen]
+    probe = hotpotqa_probe(questions)
     figures: Figures = {}
     for backend in CANDIDATES:
         model = make_embedder(embedder, backend=backend, cache_dir=cache_dir)
         model.embed_queries(["warm-up"])
         started = time.perf_counter()
-        vectors = model.embed_passages(texts)
+        vectors = model.embed_passages(probe.texts)
         seconds = time.perf_counter() - started
-        figures[backend] = {
-            "passages_per_s": round(len(texts) / seconds, 2),
-            "recall@10": round(recall_at_10(vectors, model.embed_queries(asked), titles,
-                                            gold), 4)}
-    return figures, len(texts)
+        figures[backend] = {"passages_per_s": round(len(probe.texts) / seconds, 2),
+                            "recall@10": round(probe.recall_at_10(model, vectors), 4)}
+    return figures, len(probe.texts)
 
 
-__all__ = ["CANDIDATES", "RECALL_SLACK", "SPEED_TIE", "Calibration", "calibrated", "choose",
-           "machine", "measure_backends", "recall_at_10"]
+__all__ = ["CANDIDATES", "RECALL_SLACK", "SPEED_TIE", "Calibration", "Probe", "calibrated",
+           "choose", "hotpotqa_probe", "machine", "measure_backends", "recall_at_10"]
