@@ -113,3 +113,16 @@ def test_step_derivations_follow_a_declaration_added_and_removed() -> None:
     with declared_latency(decl):
         assert [f for f, _ in step_derivations()] == [*before, "gap2_ms"]
     assert [f for f, _ in step_derivations()] == before
+
+
+def test_itl_of_a_reply_read_in_one_piece_is_the_general_rule() -> None:
+    """The one-read shortcut (every token stamped alike) gives what the gaps give."""
+    import itertools
+
+    from agentic_bench.metrics.declarations import field_of, step_derivations
+    from agentic_bench.records.llm import Timestamps
+
+    derive = dict(step_derivations())[field_of("itl")]
+    for times in ([7_000_000] * 5, [7_000_000], [], [1_000_000, 1_000_000, 3_500_000]):
+        stamps = Timestamps(0, 0, 9_000_000, times[0] if times else None, times, len(times))
+        assert derive(stamps) == [round((b - a) / 1e6, 4) for a, b in itertools.pairwise(times)]
