@@ -4,7 +4,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXTRAS := dev,rag,bfcl,sdk,distributed,loadgen,energy
+EXTRAS := dev,rag,bfcl,sdk,distributed,loadgen,energy,otel,abench
 
 .PHONY: install test test-unit demo lint clean-venv
 

@@ -28,7 +28,10 @@ RecordSink = Callable[[dict[str, Any]], None]
 class ReplayClock(Protocol):
     """Waits of a lane run (load/lanes.py): ``sleep_until`` a deadline unless ``stop`` is set
     first (True: stopped), and the requests in flight, from which the clock tells when the
-    whole run is idle (the idle-gap cap moves every pending deadline earlier then)."""
+    whole run is idle (the idle-gap cap moves every pending deadline earlier then);
+    ``shift_ns``: how far the cap has moved deadlines in all, so far."""
+
+    shift_ns: int
 
     async def sleep_until(self, deadline_ns: int, stop: asyncio.Event | None) -> bool: ...
 

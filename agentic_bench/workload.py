@@ -24,15 +24,23 @@ def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
     """The workload's executor for this run; with ``--session-header`` / ``--session-user``,
     each session's ticket carries its rendered affinity headers and ``user``
     (``ticket.request_context``, the chunk hook it already had kept), which every chat request
-    of the session passes to the transport (itself when neither is asked)."""
+    of the session passes to the transport (itself when neither is asked). With
+    ``--traceparent`` (a trace key in the options) the context also carries the session's W3C
+    ``traceparent`` (:mod:`agentic_bench.transport.traceparent`)."""
     execute = workload.make_executor(ctx)
     names, user_field = ctx.options.session_headers, ctx.options.session_user
-    if not names and not user_field:
+    key = ctx.options.trace_key
+    if not names and not user_field and key is None:
         return execute
     from agentic_bench.transport.session_headers import render
+    from agentic_bench.transport.traceparent import with_traceparent
 
     async def run(ticket: SessionTicket) -> SessionOutcome:
-        context = render(names, ticket.session_id, user_field, base=ticket.request_context)
+        context = ticket.request_context
+        if key is not None:
+            context = with_traceparent(context, key, ticket.session_id)
+        if names or user_field:
+            context = render(names, ticket.session_id, user_field, base=context)
         return await execute(replace(ticket, request_context=context))
 
     return run

@@ -109,6 +109,26 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_cli
 
 
+def import_and_replay(fmt: str, source: Path, tmp_path: Path,
+                      sim_factory: Callable[..., Sim]) -> tuple[list[dict[str, Any]], Path]:
+    """``import FMT SOURCE``, validated, then replayed on a simulator that logs every request
+    (``--think-time none``): the request bodies the simulator got, and the run folder."""
+    from agentic_bench.trace import validate_file
+
+    out = tmp_path / f"{fmt}.jsonl"
+    res = run_cli("import", fmt, str(source), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert validate_file(out).ok
+    log = tmp_path / "requests.jsonl"
+    sim = sim_factory("--ttft-ms", "2", "--itl-ms", "0.2", "--output-tokens", "4",
+                      "--request-log", str(log))
+    run = tmp_path / "run"
+    res = run_cli("replay", str(out), "--endpoint", sim.url, "--out", str(run), "--quiet",
+                  "--think-time", "none")
+    assert res.returncode == 0, res.stderr
+    return [json.loads(x)["body"] for x in log.read_text().splitlines()], run
+
+
 def install_plugin(site: Path, module: str, source: str, entry_points: dict[str, str],
                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Install a one-module plugin distribution into ``site`` and put it on ``sys.path``:

@@ -81,6 +81,8 @@ COMMAND_MODELS = {
     "record": "agentic_bench.options.serving:RecordOptions",
     "serve": "agentic_bench.options.serving:ServeOptions",
     "rag build-index": "agentic_bench.tasks.rag_e2e.options:BuildIndexOptions",
+    "export": "agentic_bench.cli.export_options:ExportOptions",
+    "traces verify": "agentic_bench.cli.traces_verify_options:TracesVerifyOptions",
     **{name: f"agentic_bench.cli.tool_options:{model}" for name, model in (
         ("compare", "CompareOptions"), ("report", "ReportOptions"),
         ("validate", "ValidateOptions"), ("import", "ImportOptions"),

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "agentic_bench.cli.report_cmd",
     "agentic_bench.cli.compare_cmd",
     "agentic_bench.cli.import_cmd",
+    "agentic_bench.cli.export_cmd",
     "agentic_bench.cli.traces_cmd",
     "agentic_bench.cli.record_cmd",
     "agentic_bench.cli.new_task_cmd",

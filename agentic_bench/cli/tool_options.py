@@ -13,8 +13,12 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
-from agentic_bench.cli.import_cmd import FORMAT_HELP
 from agentic_bench.options.schema import OptionsModel, option
+
+IMPORT_FORMAT_HELP = (
+    "abench, atif, claude-code, codex, dynamo, langsmith, mlcommons-agentic, mooncake, "
+    "otel-genai, sglang-agentic, sharegpt, tracelab, weka, native, or auto (guess from the "
+    "file); docs/importers.md says what each keeps and loses")
 
 
 class ToolOptions(OptionsModel):
@@ -85,8 +89,11 @@ class ImportOptions(ToolOptions):
         "the whole input converts; a broken input reports file:line (or a JSON path) and exits "
         "2.")
 
-    format: str = option(..., positional=True, metavar="FORMAT", help=FORMAT_HELP)
-    input: Path = option(..., positional=True, metavar="IN", help="input file")
+    format: str = option(..., positional=True, metavar="FORMAT", help=IMPORT_FORMAT_HELP)
+    inputs: tuple[Path, ...] = option(..., positional=True, metavar="PATH",
+                                      help="input files (or folders, where the format has "
+                                      "them: a Claude Code project, a Weka corpus); their "
+                                      "sessions go into one trace, in the order given")
     out: Path = option(..., metavar="OUT", help="output trace (JSONL)")
     limit: int | None = option(None, metavar="N", help="convert at most N sessions")
 

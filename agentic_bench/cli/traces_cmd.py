@@ -23,7 +23,8 @@ from typing import Any
 
 Configure = Callable[[argparse.ArgumentParser], None]
 TRACES_MODULES: tuple[str, ...] = ("agentic_bench.cli.traces_build_cmd",
-                                   "agentic_bench.cli.traces_convert_cmd")
+                                   "agentic_bench.cli.traces_convert_cmd",
+                                   "agentic_bench.cli.traces_verify_cmd")
 _SUBCOMMANDS: dict[str, tuple[Configure, dict[str, Any]]] = {}
 
 

@@ -86,7 +86,7 @@ class SimConfig:
 
 
 ROUTING_HEADERS = ("x-session-id", "x-dynamo-session-id", "x-dynamo-parent-session-id",
-                   "x-smg-routing-key", "x-correlation-id")
+                   "x-smg-routing-key", "x-correlation-id", "traceparent")
 
 
 def prompt_words(body: dict[str, Any]) -> int:

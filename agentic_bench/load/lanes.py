@@ -13,7 +13,9 @@ every lane's warm-up is awaited, and the measured phase begins for all lanes at 
 ``--duration S`` bounds it: with ``--agentx`` every tree stops sending when it ends (requests
 in flight finish within ``--grace``), otherwise no new tree is drawn and trees in flight run
 to their end. Waits go through :class:`~agentic_bench.load.clock.LaneClock` (the idle-gap
-cap).
+cap). A tree that cannot be read, or whose replay raises, is an ``internal`` error session
+record (counted, and the run cannot read VALID) and its lane draws the next tree: a failure
+never stops a lane or shrinks the plan silently.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from agentic_bench.contracts import (
 from agentic_bench.load.clock import LaneClock, sleep_or_stop
 from agentic_bench.load.runner import RunStats
 from agentic_bench.options.load import LaneSpec
+from agentic_bench.records.types import session_record
 from agentic_bench.synthesis.marker import cache_bust_marker
 from agentic_bench.trace.conversations import timed
 from agentic_bench.trace.model import Session
@@ -55,8 +58,10 @@ class LaneStats(RunStats):
 
 class LaneRunner:
     def __init__(self, spec: LaneSpec, source: SessionSource, execute: Execute,
-                 sink: RecordSink | None = None, skip: set[int] | None = None) -> None:
+                 sink: RecordSink | None = None, skip: set[int] | None = None,
+                 t0_ns: int = 0) -> None:
         self.spec = spec
+        self.t0_ns = t0_ns  # the run's zero (records' times are offsets from it)
         self.source = source
         self.execute = execute
         self.sink = sink
@@ -108,6 +113,33 @@ class LaneRunner:
         """A tree from the source, read off the event loop (a long tree is megabytes)."""
         return await asyncio.to_thread(self.source, index)
 
+    def _failed(self, index: int, source_session: str, lane: int, scheduled_ns: int,
+                exc: BaseException) -> None:
+        """A tree the lane could not read or run: an ``internal`` error session record."""
+        self.stats.errors += 1
+        if self.sink is not None:
+            self.sink(session_record(
+                session_id=f"{source_session}#{index}", source_session=source_session,
+                session_index=index, worker=lane, category=None, status="error", turns=1,
+                turns_ok=0, requests=0, errors=1, scheduled_ns=scheduled_ns,
+                start_ns=scheduled_ns, end_ns=perf_counter_ns(), t0_ns=self.t0_ns, lane=lane,
+                error_type="internal", error=f"{type(exc).__name__}: {exc}"[:500]))
+
+    async def _next_tree(self, lane: int) -> tuple[int, Session] | None:
+        """The next tree drawn and read; one that cannot be read is an error record (and
+        counts as issued) and the next is drawn. None: nothing left to draw."""
+        while True:
+            index = self._draw()
+            if index is None:
+                return None
+            self.stats.passes[index % self.source.size] += 1
+            try:
+                return index, await self._load(index)
+            except Exception as exc:
+                self.stats.issued += 1
+                self._failed(index, f"tree-{index % self.source.size}", lane,
+                             perf_counter_ns(), exc)
+
     async def _run_ticket(self, ticket: SessionTicket) -> None:
         lane = ticket.worker
         began = perf_counter_ns()
@@ -116,6 +148,10 @@ class LaneRunner:
         except asyncio.CancelledError:
             self.stats.cancelled += 1
             raise
+        except Exception as exc:  # an executor that let its failure out: recorded here
+            self._failed(ticket.index, ticket.session.session_id, lane, ticket.scheduled_ns,
+                         exc)
+            return
         finally:
             self.stats.busy_ns[lane] += perf_counter_ns() - began
         self.stats.completed += 1
@@ -133,12 +169,11 @@ class LaneRunner:
             await self._run_ticket(ticket)
             if self.measured_over.is_set():
                 return
-            nxt = self._draw()
+            nxt = await self._next_tree(lane)
             if nxt is None:
                 self.stats.starved += 1
                 return
-            self.stats.passes[nxt % self.source.size] += 1
-            current = (nxt, await self._load(nxt), 0.0)
+            current = (*nxt, 0.0)
 
     async def _warmup(self, firsts: list[tuple[int, Session, float] | None]) -> None:
         tickets = []
@@ -164,13 +199,12 @@ class LaneRunner:
         self.stats.t_start_ns = perf_counter_ns()
         firsts: list[tuple[int, Session, float] | None] = []
         for lane in range(spec.lanes):
-            index = self._draw()
-            if index is None:
+            drawn = await self._next_tree(lane)
+            if drawn is None:
                 firsts.append(None)
                 self.stats.unfilled += 1
                 continue
-            self.stats.passes[index % self.source.size] += 1
-            session = await self._load(index)
+            index, session = drawn
             start = (draw_start_s(session, lo, hi, spec.seed, lane)
                      if (lo, hi) != (0.0, 0.0) and timed(session) else 0.0)
             firsts.append((index, session, start))

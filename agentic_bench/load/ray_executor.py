@@ -1,6 +1,7 @@
 """Run shards as Ray actors on an existing Ray cluster (``--ray-address``).
 
-Ray is an optional extra (``pip install agentic-bench[distributed]``) and imported only here.
+Ray is an optional extra (``pip install agentic-serving-bench[distributed]``) and imported only
+here.
 Each actor runs one shard with its own event loop (an async actor), writes its records to a
 file on its node and streams them back to the driver in batches, so the driver's
 records.jsonl is the merged record of every shard. Latencies are measured on the actor's own
@@ -112,8 +113,8 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
     try:
         import ray
     except ImportError:
-        raise ConfigError("--ray-address needs Ray: pip install 'agentic-bench[distributed]'"
-                          ) from None
+        raise ConfigError("--ray-address needs Ray: pip install "
+                          "'agentic-serving-bench[distributed]'") from None
     if not ray.is_initialized():
         _connect(ray, address)
     actor_cls = _actor_class()

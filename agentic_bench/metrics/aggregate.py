@@ -70,6 +70,7 @@ def summary_of(tally: RunTally, run: RunInfo) -> dict[str, Any]:
             "requests_ok": requests_ok,
             "errors": sum(errors.values()),
             "errors_by_type": dict(sorted(errors.items())),
+            "internal_errors": counts["internal_errors"],
             "retries": counts["retries"],
             "unmatched_tool_calls": unmatched,
             "output_tokens": tally.output_tokens,

@@ -80,12 +80,26 @@ def failure_note(summary_counts: dict[str, Any],
 class FirstFailures:
     """Watches LLM step records; calls ``stop`` once the first ``n`` all failed."""
 
-    def __init__(self, n: int, stop: Callable[[], None] | None = None) -> None:
+    def __init__(self, n: int, stop: Callable[[str | None], None] | None = None) -> None:
         self.n = n
-        self.stop = stop
+        self.stop = stop  # called with None (the first requests failed) or a message
         self.seen = 0
         self.failed = 0
         self.triggered = False
+        self.reason = "all_failed"  # the segment's stop reason once triggered
+
+    def stop_for(self, reason: str, message: str) -> None:
+        """Stop issuing for another cause than failed requests (``reason``: the stop reason,
+        e.g. ``records_unwritable``; ``message``: the one line that says so)."""
+        if self.triggered:
+            return
+        self.triggered, self.reason = True, reason
+        if self.stop is not None:
+            self.stop(message)
+        else:  # not issuing yet (or LoadGen issues): said now, the segment stops at its start
+            import sys
+
+            print(f"stopping: {message}", file=sys.stderr, flush=True)
 
     def observe(self, record: dict[str, Any]) -> None:
         if (self.n <= 0 or self.triggered or self.seen >= self.n
@@ -97,7 +111,7 @@ class FirstFailures:
         if self.seen == self.n and self.failed == self.n:
             self.triggered = True
             if self.stop is not None:
-                self.stop()
+                self.stop(None)
 
 
 __all__ = ["DEFAULT_FIRST", "FailureCauses", "FirstFailures", "cause", "failure_note"]

@@ -176,6 +176,8 @@ class RunTally:
 
     def _session(self, s: dict[str, Any]) -> None:
         self.counts["sessions"] += 1
+        if s.get("error_type") == "internal":  # the harness failed it (never a server error)
+            self.counts["internal_errors"] += 1
         self.planned_turns += s.get("turns", 0)
         sid = s["session_id"] if "session_id" in s else None
         if s.get("status") == "ok":

@@ -81,6 +81,11 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
             _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
                summary["counts"]["missing_turns"] == 0),
         ]
+    internal = summary["counts"].get("internal_errors", 0)
+    if internal:  # sessions the harness itself failed: never a VALID run
+        rows.append({**_c("harness_errors", internal, 0, "==", False),
+                     "rule": "sessions the harness failed (an exception, an unreadable trace "
+                     "file): each is an error session record"})
     for key in slos:
         found = latency_slo(key)
         if found is not None:

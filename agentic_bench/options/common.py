@@ -32,7 +32,7 @@ Scenario = Literal["single-stream", "multi-stream", "server", "offline", "concur
 SCENARIO_CHOICES: tuple[str, ...] = Scenario.__args__  # type: ignore[attr-defined]
 
 ENDPOINT, LOAD, LOADGEN = "endpoint", "load", \
-    "MLPerf LoadGen (optional: pip install 'agentic-bench[loadgen]')"
+    "MLPerf LoadGen (optional: pip install 'agentic-serving-bench[loadgen]')"
 REPLAY, OUTPUT = "replay", "verdict and output"
 
 
@@ -86,6 +86,10 @@ class CommonOptions(OptionsModel):
     session_user: bool = option(False, group=ENDPOINT,
                                 help="also send each session's id as the request body's OpenAI "
                                 "'user' field (for routers that key on it)")
+    traceparent: bool = option(False, group=ENDPOINT,
+                               help="send a W3C traceparent header on every request, its trace "
+                               "the session's (as --otel-endpoint exports it), so a server's own "
+                               "traces join the run's; on with --otel-endpoint. docs/interop.md")
     server_metrics: tuple[str, ...] = option(
         (), metavar="URL", group=ENDPOINT, redact=True, identity=False,
         example=("http://gpu-box:8000/metrics",),
@@ -146,7 +150,7 @@ class CommonOptions(OptionsModel):
     ray_address: str | None = option(None, metavar="ADDR", group=LOAD, redact=True,
                                      help="run the shards as Ray actors on this cluster ('auto' "
                                      "= local one); needs `pip install "
-                                     "agentic-bench[distributed]`")
+                                     "agentic-serving-bench[distributed]`")
     workers_per_node: int | None = option(None, metavar="N", group=LOAD,
                                           help="with --ray-address: at most N shard actors per "
                                           "node")
@@ -220,6 +224,12 @@ class CommonOptions(OptionsModel):
                                 "an error (their old records are kept in "
                                 "records.before-resume-N.jsonl)")
     quiet: bool = option(False, group=OUTPUT, help="no progress and no summary on stdout")
+    otel_endpoint: str | None = option(
+        None, metavar="URL", group=OUTPUT, redact=True, example="http://localhost:4318",
+        help="when the run ends, send its spans (session, turn, one GenAI 'chat' span per LLM "
+        "call, tool waits, subagents) to this OpenTelemetry collector over OTLP/HTTP (/v1/traces "
+        "is added to a bare URL); implies --traceparent. Needs `pip install "
+        "'agentic-serving-bench[otel]'`; a failed export is a warning. docs/interop.md")
 
     @field_validator("api_key_header")
     @classmethod
@@ -287,6 +297,23 @@ class CommonOptions(OptionsModel):
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ValueError(f"{url!r}: expected an http(s) URL of a Prometheus endpoint, "
                                  "e.g. http://host:8000/metrics")
+        return value
+
+    @field_validator("otel_endpoint")
+    @classmethod
+    def _otel_endpoint(cls, value: str | None) -> str | None:
+        import importlib.util
+        from urllib.parse import urlsplit
+
+        if value is None:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r}: expected the http(s) URL of an OTLP/HTTP collector, "
+                             "e.g. http://localhost:4318")
+        if importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is None:
+            raise ValueError("needs the OpenTelemetry SDK and OTLP/HTTP exporter: pip install "
+                             "'agentic-serving-bench[otel]'")
         return value
 
     @field_validator("server_metrics_interval")
@@ -409,18 +436,25 @@ class CommonOptions(OptionsModel):
         """The lanes of a run over agent trees: only ``replay`` runs those."""
         raise ConfigError("agent trees (Weka traces) replay with `agentic-bench replay TRACE`")
 
+    @property
+    def traced(self) -> bool:
+        """Whether requests carry ``traceparent`` (``--traceparent`` or ``--otel-endpoint``)."""
+        return self.traceparent or self.otel_endpoint is not None
+
     def replay(self, *, model: str, overrides: dict[str, Any] | None = None,
-               salt: str | None = None) -> ReplayOptions:
+               salt: str | None = None, trace_key: str | None = None) -> ReplayOptions:
         """How a session's requests are made, with what the run decides: the model the
         endpoint serves, the body overrides (the benchmark's defaults under ``--max-tokens``
-        and ``--temperature``) and the cache-busting salt of ``--salt``."""
+        and ``--temperature``), the cache-busting salt of ``--salt`` and the trace key of
+        ``--traceparent`` (:mod:`agentic_bench.transport.traceparent`)."""
         return ReplayOptions(
             model=model, history=self.history, think=self.think_time,
             overrides={**(overrides or {}), **self.overrides},
             request_timeout_s=self.request_timeout, turn_timeout_s=self.turn_timeout,
             salt=salt, retries=self.retries, retry_rule=self.retry_on,
             session_headers=self.session_header, session_user=self.session_user,
-            parent_session_headers=self.parent_headers, synthesis=self.synthesis)
+            parent_session_headers=self.parent_headers, synthesis=self.synthesis,
+            trace_key=trace_key)
 
     @property
     def parent_headers(self) -> tuple[str, ...]:

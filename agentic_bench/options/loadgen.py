@@ -10,7 +10,7 @@ from pathlib import Path
 from agentic_bench.errors import ConfigError
 
 INSTALL_HINT = ("--loadgen mlperf needs MLPerf LoadGen: "
-                "pip install 'agentic-bench[loadgen]' (mlcommons-loadgen==6.0.17)")
+                "pip install 'agentic-serving-bench[loadgen]' (mlcommons-loadgen==6.0.17)")
 # our --scenario name → LoadGen TestScenario name (Interactive is LoadGen's Server scenario
 # with the "<model>-interactive" latency constraints, as in mlperf.conf)
 SCENARIO_MAP = {

@@ -81,3 +81,4 @@ class ReplayOptions:
     session_user: bool = False  # and as each request body's OpenAI ``user`` field
     parent_session_headers: tuple[str, ...] = ()  # a subagent's parent session id in these
     synthesis: SynthesisOptions = field(default_factory=SynthesisOptions)
+    trace_key: str | None = None  # --traceparent: the run's key of W3C trace ids (None: off)

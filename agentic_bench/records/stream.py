@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -35,13 +35,22 @@ class RecordWriter:
     each — at ten thousand requests a second, three lines a request. Outside a loop each
     record is written and flushed at once. :meth:`flush` and :meth:`close` write what is
     pending; ``fsync`` syncs each write to the disk as well. One thread writes (a run's
-    records all come from its event loop's thread)."""
+    records all come from its event loop's thread).
+
+    A write that fails (a full disk, a quota, a file-size limit) is never retried and never
+    raised into the run: ``error`` keeps the first failure, ``on_error`` is called once with
+    it (the run stops issuing), and every record from then on is counted in ``lost`` instead
+    of piling up in memory. What was written before stays a valid file (a torn last line is
+    skipped by the readers)."""
 
     path: Path
     _fh: IO[bytes] | None = None
     fsync: bool = False
     _pending: list[bytes] = field(default_factory=list)
     _flush_on: asyncio.AbstractEventLoop | None = None  # where a flush is due
+    on_error: Callable[[OSError], None] | None = None
+    error: OSError | None = None
+    lost: int = 0  # records not written since the first failed write
 
     def open(self) -> RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,6 +59,9 @@ class RecordWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         assert self._fh is not None, "writer not opened"
+        if self.error is not None:
+            self.lost += 1
+            return
         self._pending.append(encode_record(record))
         try:
             loop = asyncio.get_running_loop()
@@ -66,16 +78,29 @@ class RecordWriter:
         if not self._pending or self._fh is None:
             return
         pending = self._pending
-        self._fh.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        try:
+            self._fh.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            self._fh.flush()
+            if self.fsync:
+                os.fsync(self._fh.fileno())
+        except OSError as exc:
+            self._failed(exc, len(pending))
         pending.clear()
-        self._fh.flush()
-        if self.fsync:
-            os.fsync(self._fh.fileno())
+
+    def _failed(self, exc: OSError, records: int) -> None:
+        self.lost += records
+        if self.error is None:
+            self.error = exc
+            if self.on_error is not None:
+                self.on_error(exc)
 
     def close(self) -> None:
         if self._fh is not None:
             self.flush()
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError as exc:  # the buffer's last bytes did not fit either
+                self._failed(exc, 0)
             self._fh = None
 
 

@@ -37,6 +37,7 @@ from agentic_bench.replay.tree import (
 )
 from agentic_bench.replay.tree_steps import (
     WarmupDone,
+    cancel_branches,
     drain,
     is_tree,
     join,
@@ -85,24 +86,25 @@ class SessionReplayer:
 
     async def run(self, ticket: SessionTicket) -> SessionOutcome:
         session = ticket.session
-        tree = (TreeRun.start(session, ticket.lane, self.synthesis, ticket.scheduled_ns)
-                if ticket.lane is not None or is_tree(session) else None)
         salt = f"{self.options.salt}-{ticket.index}" if self.options.salt else None
         state = {"requests": 0, "errors": 0, "turns_ok": 0, "turns": 0}
-        if tree is not None and tree.warmup:
-            return await self._warm(ticket, tree, salt, state)
         conversation: list[dict[str, Any]] = []
         if self.options.history == "live" and session.system:
             conversation.append({"role": "system", "content": session.system})
         status = "ok"
+        failure: str | None = None  # an exception of the harness itself (never dropped)
         cursor_ns = ticket.scheduled_ns
         start_ns = ticket.scheduled_ns
+        tree: TreeRun | None = None
         try:
+            tree = (TreeRun.start(session, ticket.lane, self.synthesis, ticket.scheduled_ns)
+                    if ticket.lane is not None or is_tree(session) else None)
+            if tree is not None and tree.warmup:
+                return await self._warm(ticket, tree, salt, state)
             for ti, turn in enumerate(session.turns):
                 if ti > 0 and (tree is None or tree.plan is None or ROOT in tree.live):
                     think_ns = int(self.options.think.wait_s(turn.think_time_s) * 1e9)
-                    cursor_ns = perf_counter_ns() + think_ns
-                    await tree_sleep_until(self, tree, cursor_ns)
+                    cursor_ns = await tree_sleep_until(self, tree, perf_counter_ns() + think_ns)
                 ok, cursor_ns = await self._run_turn(
                     ticket, ti, cursor_ns, conversation, salt, state, tree)
                 if not ok:
@@ -114,20 +116,42 @@ class SessionReplayer:
         except asyncio.CancelledError:
             status = "cancelled"
             raise
+        except Exception as exc:  # a bug, a lost input, memory: an error record, not silence
+            if tree is not None and tree.warmup:
+                raise  # the lanes' warm-up fails the run (load/lanes.py)
+            status, failure = "error", f"{type(exc).__name__}: {exc}"
         finally:
-            if tree is not None and status != "cancelled":
-                await drain(tree)
-            extra = self._tree_fields(tree) if tree is not None else {}
-            planned = state["turns"] if tree is not None else len(session.turns)
-            self.sink(session_record(
-                session_id=ticket.session_id, source_session=session.session_id,
-                session_index=ticket.index, worker=ticket.worker, category=session.category,
-                status=status, turns=planned, turns_ok=state["turns_ok"],
-                requests=state["requests"], errors=state["errors"],
-                scheduled_ns=ticket.scheduled_ns, start_ns=start_ns, end_ns=perf_counter_ns(),
-                t0_ns=self.t0_ns, **extra))
+            if tree is not None and tree.warmup:
+                pass  # _warm returned (or raised): a warm-up writes no session record
+            else:
+                if tree is not None and status == "cancelled":
+                    await cancel_branches(tree)  # recorded as cancelled before the session
+                elif tree is not None:
+                    await drain(tree)
+                    if tree.failures and failure is None:  # a subagent's own exception
+                        status, failure = "error", tree.failures[0]
+                self._session_record(ticket, tree, status, state, start_ns, failure)
         return SessionOutcome(ticket.session_id, status, len(session.turns), state["turns_ok"],
                               state["requests"], state["errors"])
+
+    def _session_record(self, ticket: SessionTicket, tree: TreeRun | None, status: str,
+                        state: dict[str, int], start_ns: int, failure: str | None) -> None:
+        """Write the session's record; a harness failure (``failure``) is an ``internal``
+        error that counts as an error and a missing turn, so the run cannot read VALID."""
+        session = ticket.session
+        extra = self._tree_fields(tree) if tree is not None else {}
+        planned = state["turns"] if tree is not None else len(session.turns)
+        if failure is not None:
+            state["errors"] += 1
+            planned = max(planned, state["turns_ok"] + 1)
+            extra.update(error_type="internal", error=failure[:500])
+        self.sink(session_record(
+            session_id=ticket.session_id, source_session=session.session_id,
+            session_index=ticket.index, worker=ticket.worker, category=session.category,
+            status=status, turns=planned, turns_ok=state["turns_ok"],
+            requests=state["requests"], errors=state["errors"],
+            scheduled_ns=ticket.scheduled_ns, start_ns=start_ns, end_ns=perf_counter_ns(),
+            t0_ns=self.t0_ns, **extra))
 
     def _tree_fields(self, tree: TreeRun) -> dict[str, Any]:
         lane = tree.lane
@@ -153,6 +177,8 @@ class SessionReplayer:
             pass
         finally:
             await drain(tree)
+        if tree.failures:  # a subagent's exception in the warm-up fails the run (load/lanes.py)
+            raise RuntimeError(f"warm-up of {ticket.session_id}: {tree.failures[0]}")
         return SessionOutcome(ticket.session_id, "ok", 0, 0, state.get("warmup", 0), 0)
 
     async def _run_turn(
@@ -272,8 +298,7 @@ class SessionReplayer:
             raise WarmupDone
         deadline = tree.first_live_deadline(key, step)
         if deadline is not None:
-            await tree_sleep_until(self, tree, deadline)
-            tstate["cursor"] = deadline
+            tstate["cursor"] = await tree_sleep_until(self, tree, deadline)
         elif tree.stopping():
             raise TreeStopped
         if not tstate["live"]:

@@ -65,6 +65,7 @@ class TreeRun:
     last_reply: dict[str, str] = field(default_factory=dict)  # --history live
     hits: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     anchor_ns: int = 0  # when the measured phase of this lane began (its ticket's schedule)
+    failures: list[str] = field(default_factory=list)  # subagents' harness exceptions
 
     @classmethod
     def start(cls, session: Session, lane: LaneStart | None, synthesis: Synthesis | None,

@@ -33,23 +33,28 @@ class WarmupDone(Exception):
     """A conversation reached its first measured request during the warm-up: it stops."""
 
 
-async def sleep_until(replayer: SessionReplayer, tree: TreeRun | None, deadline_ns: int) -> None:
+async def sleep_until(replayer: SessionReplayer, tree: TreeRun | None, deadline_ns: int) -> int:
     """The replayer's one wait: until ``deadline_ns`` (through the lane's clock when the
     session runs in a lane: the idle-gap cap and the stop of the measured phase; a plain
     sleep otherwise, ``tree`` None included); TreeStopped when the measured phase ended
-    meanwhile. (The scheduler's own wait is :func:`agentic_bench.load.clock.sleep_until`;
-    the replayer sits below ``load/`` on the layer map and cannot import it.)"""
+    meanwhile. Returns the deadline as it was kept — earlier by what the idle-gap cap moved
+    it meanwhile — so what is scheduled from it and the latencies measured from it are
+    instants on one clock. (The scheduler's own wait is
+    :func:`agentic_bench.load.clock.sleep_until`; the replayer sits below ``load/`` on the
+    layer map and cannot import it.)"""
     lane = tree.lane if tree is not None else None
     if lane is not None and lane.clock is not None:
         stop = lane.stop if lane.cut else None
+        shift_before = lane.clock.shift_ns
         if await lane.clock.sleep_until(deadline_ns, stop):
             raise TreeStopped
-        return
+        return deadline_ns - (lane.clock.shift_ns - shift_before)
     delay = (deadline_ns - perf_counter_ns()) / 1e9
     if delay > 0:
         await asyncio.sleep(delay)
     if tree is not None and tree.stopping():
         raise TreeStopped
+    return deadline_ns
 
 
 async def run_wait(replayer: SessionReplayer, ticket: SessionTicket, ti: int, si: int,
@@ -108,6 +113,9 @@ async def run_branch(replayer: SessionReplayer, ticket: SessionTicket, ti: int,
     except asyncio.CancelledError:
         status = "cancelled"
         raise
+    except Exception as exc:  # kept on the tree: the session becomes an error (never dropped)
+        status = "error"
+        tree.failures.append(f"{type(exc).__name__}: {exc} (subagent {bid})")
     finally:
         if not tree.warmup and (child["live"] or not child["history"]):
             # (a branch that ended before the lane's start is history: no record)
@@ -156,6 +164,19 @@ async def drain(tree: TreeRun) -> None:
             raise
 
 
+async def cancel_branches(tree: TreeRun) -> None:
+    """Cancel every branch still running (a stopped or interrupted session) and wait until
+    each has written its records — its request in flight as ``cancelled`` — so nothing a
+    subagent sent outlives the run's records writer."""
+    while True:
+        pending = [t for t in tree.spawned.values() if not t.done()]
+        if not pending:
+            return
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
 def is_tree(session: Session) -> bool:
     """Does replaying ``session`` need a :class:`TreeRun` (agent-tree steps or blocks)?"""
     if session.token_blocks is not None:
@@ -163,5 +184,5 @@ def is_tree(session: Session) -> bool:
     return any(s.kind in ("spawn", "join", "wait") for t in session.turns for s in t.steps)
 
 
-__all__ = ["WarmupDone", "drain", "is_tree", "join", "run_branch", "run_wait", "sleep_until",
-           "spawn"]
+__all__ = ["WarmupDone", "cancel_branches", "drain", "is_tree", "join", "run_branch",
+           "run_wait", "sleep_until", "spawn"]

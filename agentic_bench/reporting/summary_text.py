@@ -14,6 +14,7 @@ from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting.svg_axes import fmt_pct
 from agentic_bench.reporting.trees_text import lanes_line, tree_lines
+from agentic_bench.trace.fidelity_compare import fidelity_line
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -77,7 +78,15 @@ def _server_lines(block: dict[str, Any] | None) -> list[str]:
         if rate is not None:
             parts.append(f"prefix-cache hits {rate * 100:.1f} % (server)")
         out.append(f"Server    : {url}: " + ", ".join(parts))
+        for name, bad in (src.get("bad_values") or {}).items():
+            out.append(f"Server    : {url}: {name}: {bad['count']} bad value(s), first "
+                       f"{bad['first']} at {bad['first_t_s']} s ({bad['reason']})")
     return out
+
+
+def _number(value: Any, spec: str) -> str:
+    """A figure, or "n/a" where the summary holds none (a non-finite value written as null)."""
+    return "n/a" if value is None else format(value, spec)
 
 
 def _energy_lines(block: dict[str, Any] | None) -> list[str]:
@@ -85,7 +94,7 @@ def _energy_lines(block: dict[str, Any] | None) -> list[str]:
         return []
     if not block.get("available"):
         return [f"Energy    : not available ({block.get('reason', '')})"]
-    return [f"Energy    : {s['joules']:.1f} J by {s['source']} ({s['covers']})"
+    return [f"Energy    : {_number(s.get('joules'), '.1f')} J by {s['source']} ({s['covers']})"
             + (f", {s['joules_per_request']:.3g} J/request" if s.get("joules_per_request")
                else "")
             + (f", {s['output_tokens_per_joule']:.3g} tokens/J"
@@ -265,6 +274,8 @@ def render_text(summary: dict[str, Any]) -> str:
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
         f"Complete  : {'yes' if summary['complete'] else 'no'} "
         f"({summary.get('stop_reason', '-')})",
+        *([f"Records   : {lost['records']} not written ({lost['error']}); records.jsonl holds "
+           "what was measured before"] if (lost := summary.get("records_unwritten")) else []),
         *([f"Resume    : {summary['resume_command']}"] if summary.get("resume_command") else []),
         f"Duration  : {summary['duration_s']:.2f} s",
         "",
@@ -297,6 +308,7 @@ def render_text(summary: dict[str, Any]) -> str:
                              (summary.get("workload") or {}).get("prefix_ceiling")),
         *_fanout_lines(summary.get("fanout")),
         *tree_lines(summary),
+        *([fidelity_line(summary["fidelity"])] if summary.get("fidelity") else []),
     ]
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}

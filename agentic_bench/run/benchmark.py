@@ -34,6 +34,7 @@ from agentic_bench.run.plan import Run
 from agentic_bench.run.segments import planned_sessions, run_segment, stream_count
 from agentic_bench.run.summary import RunFacts, write_outputs
 from agentic_bench.server_metrics.energy import EnergyProbe
+from agentic_bench.transport.traceparent import new_trace_key
 
 
 def run_workload(workload: Workload, options: CommonOptions,
@@ -66,10 +67,12 @@ async def _run(workload: Workload, options: CommonOptions,
                              api_key_header=options.api_key_header,
                              slots=streams, tool_routing=workload.tool_routing,
                              transport_kind=options.transport) as endpoint:
-        # what the run decides: the served model, the benchmark's body defaults, the salt
+        # what the run decides: the served model, the benchmark's body defaults, the salt, the
+        # key of the sessions' W3C trace ids (--traceparent, --otel-endpoint)
+        trace_key = new_trace_key() if options.traced else None
         run = Run(options, command, lanes, options.replay(
             model=endpoint.model, overrides=workload.default_overrides,
-            salt=secrets.token_hex(4) if options.salt else None))
+            salt=secrets.token_hex(4) if options.salt else None, trace_key=trace_key))
         if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
             workload.info.update(workload.prepare(endpoint.target, api_key))
         described = workload.info if workload.identity is None else workload.identity
@@ -77,7 +80,13 @@ async def _run(workload: Workload, options: CommonOptions,
         resumed = resumed_state(out, run, identity)
         out.mkdir(parents=True, exist_ok=True)
         write_run_config(out, command or workload.name, run.shown)
-        writer = RecordWriter(out / "records.jsonl").open()
+        loadgen = options.loadgen_options
+        early = FirstFailures(options.stop_after_failures if loadgen is None else 0)
+        writer = RecordWriter(out / "records.jsonl")
+        writer.on_error = lambda exc: early.stop_for(  # a full disk: stop issuing at once
+            "records_unwritable", f"cannot write {writer.path}: {exc.strerror or exc}; no new "
+            "sessions (the records written so far are kept)")
+        writer.open()
         # the run keeps its summary's inputs (metrics/tally.py), not its records; a task that
         # scores or writes artifacts from whole records (small accuracy runs) keeps those too
         keep = workload.score is not None or workload.write_artifacts is not None
@@ -90,8 +99,6 @@ async def _run(workload: Workload, options: CommonOptions,
                             quiet=options.quiet)
         if run.resume and not options.quiet:
             announce_resume(out, len(resumed.done), planned)
-        loadgen = options.loadgen_options
-        early = FirstFailures(options.stop_after_failures if loadgen is None else 0)
 
         def sink(record: dict[str, Any]) -> None:
             writer.write(record)
@@ -110,6 +117,7 @@ async def _run(workload: Workload, options: CommonOptions,
               "started_at": started,
               "config": run.public(), "options": run.shown,
               **({"command_line": rerun} if rerun else {}),
+              **({"trace_key": trace_key} if trace_key else {}),
               "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})
@@ -133,8 +141,14 @@ async def _run(workload: Workload, options: CommonOptions,
             used_j = probe.end()
         facts = RunFacts(workload=workload, run=run, endpoint=endpoint, out=out,
                          slos=slos, resumed=resumed, planned=planned, segment=seg,
-                         started=started, cpu0=cpu0, scraped=bool(scraped))
+                         started=started, cpu0=cpu0, scraped=bool(scraped),
+                         unwritten=None if writer.error is None else {
+                             "records": writer.lost, "error": str(writer.error)})
         summary = write_outputs(facts, tally, records, used_j, probe)
+    if options.otel_endpoint is not None:  # the run is written; a failed export only warns
+        from agentic_bench.export.otel_export import export_after_run
+
+        export_after_run(out, options.otel_endpoint, quiet=options.quiet)
     return summary
 
 

@@ -72,20 +72,25 @@ async def run_segment(workload: Workload, run: Run, endpoint: Endpoint, out: Pat
         seg = await _in_process(workload, run, options.load, endpoint.transport, t0, sink,
                                 skip, early)
     if early.triggered:
-        seg.stop_reason = "all_failed"
+        seg.stop_reason = early.reason  # all_failed, or records_unwritable
     return seg
 
 
 def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
-    """The first requests all failed: stop issuing, and say so at once."""
-    def trigger() -> None:
-        if not quiet:
+    """The first requests all failed (or the records cannot be written): stop issuing, and say
+    so at once."""
+    def trigger(message: str | None = None) -> None:
+        if message is not None:  # said even with --quiet: the run's records are incomplete
+            print(f"\nstopping: {message}", file=sys.stderr, flush=True)
+        elif not quiet:
             print(f"\nstopping: the first {early.n} requests all failed (an endpoint that "
                   "cannot serve this run; --stop-after-failures 0 runs on regardless)",
                   file=sys.stderr, flush=True)
         stop.set()
 
     early.stop = trigger
+    if early.triggered:  # the records failed before the segment began: issue nothing
+        stop.set()
 
 
 async def _in_process(workload: Workload, run: Run, spec: LoadSpec,
@@ -101,7 +106,8 @@ async def _in_lanes(workload: Workload, run: Run, lanes: LaneSpec,
                     early: FirstFailures) -> Segment:
     """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
     ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
-    runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip)
+    runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip,
+                        t0_ns=t0)
     seg = await _here(runner, ctx, early, run.options.quiet, cancel=None)
     sink(runner.lanes_record())
     return seg

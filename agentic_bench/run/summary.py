@@ -25,6 +25,7 @@ from agentic_bench.run.folder import resume_command
 from agentic_bench.run.plan import Run
 from agentic_bench.server_metrics.digest import digest as server_digest
 from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
+from agentic_bench.trace.fidelity_records import summary_fidelity
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class RunFacts:
     started: float  # time.time() at the run record
     cpu0: float  # time.process_time() as the segment began
     scraped: bool  # server metrics were scraped into out
+    unwritten: dict[str, Any] | None = None  # records the disk refused: count and error
 
 
 def complete(facts: RunFacts) -> bool:
@@ -55,7 +57,7 @@ def complete(facts: RunFacts) -> bool:
                 and len(facts.resumed.done) + seg.issued >= facts.planned)
     if lanes is not None and lanes.cut and seg.stop_reason == "duration":
         all_done = True  # AgentX: the measured phase ended as asked
-    return (seg.cancelled == 0 and seg.stop_reason != "all_failed"
+    return (seg.cancelled == 0 and seg.stop_reason not in ("all_failed", "records_unwritable")
             and (seg.stop_reason != "interrupted" or all_done))
 
 
@@ -95,9 +97,22 @@ def run_info(facts: RunFacts, tally: RunTally,
             **({"workers": seg.workers} if seg.workers is not None else {}),
             **({"loadgen": lg} if (lg := getattr(seg, "loadgen", None)) else {}),
             **({"agentx": rules} if (rules := run.agentx) is not None else {}),
-            **({"server_metrics": server_digest(out)} if facts.scraped else {}),
+            **({"server_metrics": _server_metrics(out)} if facts.scraped else {}),
+            **({"records_unwritten": facts.unwritten} if facts.unwritten else {}),
         },
     )
+
+
+def _server_metrics(out: Path) -> dict[str, Any] | None:
+    """The scrapes' digest; reading them after the run never costs the run its summary: a
+    digest that fails is a line in the summary (``error``) and a warning."""
+    try:
+        return server_digest(out)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"[:300]
+        print(f"warning: the server metrics could not be digested ({reason}); the run's "
+              "results are kept", file=sys.stderr)
+        return {"error": f"not digested: {reason}"}
 
 
 def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]] | None,
@@ -112,6 +127,8 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         summary["report_sample"] = sample_note(every, summary["counts"]["requests"])
     summary["energy"] = energy_block(used_j, probe, summary.get("server_metrics"),
                                      summary.get("counts") or {})
+    if (fidelity := summary_fidelity(workload.info, workload.source, out / "records.jsonl")):
+        summary["fidelity"] = fidelity  # an imported trace's replay: planned vs sent
     write_summary(out, summary)
     if workload.write_artifacts is not None:
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ from agentic_bench.server_metrics.scraper import SCRAPES_FILE
 from agentic_bench.units import NS_PER_S
 
 MAX_POINTS = 600  # per metric and source in the summary (for the report's plots)
+# a scraped value beyond this (or NaN, ±Inf) is no reading: it is counted as a bad value of its
+# metric, shown in the summary, and kept out of the series (sums of such values overflow)
+MAX_ABS_VALUE = 1e100
 
 
 @dataclass
@@ -38,6 +42,7 @@ class SourceSeries:
     series: dict[str, list[tuple[float, float]]] = field(
         default_factory=lambda: defaultdict(list))
     raw_families: set[str] = field(default_factory=set)
+    bad_values: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> count, first
 
 
 def read_scrapes(path: Path) -> Iterator[dict[str, Any]]:
@@ -71,7 +76,12 @@ def collect(path: Path) -> dict[str, SourceSeries]:
         src.engines |= parsed.engines
         src.raw_families |= {k.split("{", 1)[0] for k in parsed.raw}
         for name, value in parsed.values.items():
-            src.series[name].append((t_s, value))
+            if math.isfinite(value) and abs(value) <= MAX_ABS_VALUE:
+                src.series[name].append((t_s, value))
+                continue
+            bad = src.bad_values.setdefault(name, {"count": 0, "first": repr(value),
+                                                   "first_t_s": round(t_s, 3)})
+            bad["count"] += 1
     return sources
 
 
@@ -134,6 +144,10 @@ def digest(out_dir: Path) -> dict[str, Any] | None:
             "metrics": stats, "raw_families": len(src.raw_families)}
         if src.errors:
             block["errors"] = src.errors
+        if src.bad_values:
+            block["bad_values"] = {
+                name: {**bad, "reason": f"not a finite value within ±{MAX_ABS_VALUE:g}: "
+                       "left out of the series"} for name, bad in sorted(src.bad_values.items())}
         if (rate := hit_rate(stats)) is not None:
             block["prefix_cache_hit_rate"] = rate
         blocks[source] = block

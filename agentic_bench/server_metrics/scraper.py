@@ -7,6 +7,12 @@ arrives: ``{"source", "t_ns" (since the run's t0), "ok", "http_status", "error",
 per interval and no parsing. A failed scrape (refused, timeout, HTTP error) is a line with
 ``ok: false`` and the reason; the run never stops for it. One scrape at the start, one per
 interval, one at the end (so counters cover the whole run).
+
+A page is read whole, chunk by chunk, up to :data:`MAX_TEXT_BYTES` (4 MiB; a vLLM or DCGM
+page is 50-250 kB); a longer page is not stored (a cut page would parse wrong) — its line says
+``ok: false`` and why. So a runaway exporter writes at most 4 MiB per URL per scrape: at most
+``4 MiB × 3600 / --server-metrics-interval`` per URL per hour (14 GiB at the 1 s default, the
+worst case; a 217 kB page is 0.76 GiB an hour).
 """
 
 from __future__ import annotations
@@ -20,7 +26,24 @@ from typing import IO, Any
 from agentic_bench.transport.url import redact_url
 
 SCRAPES_FILE = "server_metrics.jsonl"
-MAX_TEXT_BYTES = 8 << 20  # a runaway exporter must not fill the disk
+MAX_TEXT_BYTES = 4 << 20  # one page at most (module doc: what this bounds per hour)
+_CHUNK = 1 << 16
+
+
+async def read_capped(content: Any, cap: int) -> bytes | None:
+    """The whole body of a response (an aiohttp ``StreamReader``), read to its end — one
+    ``read(n)`` returns only what has arrived, often the first 64 kB — or None when it holds
+    more than ``cap`` bytes."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await content.read(_CHUNK)
+        if not chunk:
+            return b"".join(parts)
+        size += len(chunk)
+        if size > cap:
+            return None
+        parts.append(chunk)
 
 
 class MetricsScraper:
@@ -75,9 +98,12 @@ class MetricsScraper:
         line: dict[str, Any] = {"source": redact_url(url), "t_ns": start - self.t0_ns}
         try:
             async with self._session.get(url, headers=self.headers) as resp:
-                body = await resp.content.read(MAX_TEXT_BYTES)
+                body = await read_capped(resp.content, MAX_TEXT_BYTES)
                 line["http_status"] = resp.status
-                if resp.status >= 400:
+                if body is None:
+                    line.update(ok=False, error=f"page over {MAX_TEXT_BYTES >> 20} MiB: not "
+                                "stored (a runaway exporter?)")
+                elif resp.status >= 400:
                     line.update(ok=False, error=f"HTTP {resp.status}: "
                                 + body[:200].decode("utf-8", "replace"))
                 else:

@@ -91,7 +91,7 @@ def _loadgen_parts(run: RunFolder) -> dict[str, Path]:
     if not lg:
         raise UsageError(f"{run.path}: not a LoadGen run (no loadgen block in summary.json); "
                          f"run `agentic-bench {run.benchmark.command}` (LoadGen installed: pip "
-                         "install 'agentic-bench[loadgen]')")
+                         "install 'agentic-serving-bench[loadgen]')")
     log_dir = str(lg.get("log_dir") or ".")
     expected = {"performance/run_1": "performance", "accuracy": "accuracy",
                 "TEST09/performance/run_1": "TEST09"}

@@ -8,6 +8,7 @@ from typing import Any
 from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import UsageError
 from agentic_bench.trace.jsonl import TraceFile
+from agentic_bench.trace.model import Session
 from agentic_bench.trace.stats import prefix_ceiling
 from agentic_bench.workload import replay_executor
 
@@ -37,11 +38,11 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native",
         source = SessionSource(len(sessions), sessions.__getitem__,
                                [s.start_offset_s for s in sessions])
         identity = {"trace": str(path), "trace_format": fmt, "trace_sessions": len(sessions)}
-        return Workload(name=name, source=source, make_executor=replay_executor,
-                        info={**identity, "prefix_ceiling": prefix_ceiling(sessions)},
-                        identity=identity,
-                        recipe=(TRACE_RECIPE, (Path(path).resolve(),),
-                                {"name": name, "fmt": fmt}))
+        return _with_blocks(Workload(name=name, source=source, make_executor=replay_executor,
+                                     info={**identity, "prefix_ceiling": prefix_ceiling(sessions)},
+                                     identity=identity,
+                                     recipe=(TRACE_RECIPE, (Path(path).resolve(),),
+                                             {"name": name, "fmt": fmt})), sessions, synthesis)
     from agentic_bench.trace.importers import foreign_format_hint
 
     hint = foreign_format_hint(path)
@@ -56,6 +57,24 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native",
     info: dict[str, object] = dict(identity)
     if cache is not None:  # computed before the run, never on the measured path
         info["prefix_ceiling"] = prefix_ceiling(cache)
-    return Workload(name=name, source=source, make_executor=replay_executor, info=info,
-                    identity=identity,
-                    recipe=(TRACE_RECIPE, (Path(path).resolve(),), {"name": name}))
+    workload = Workload(name=name, source=source, make_executor=replay_executor, info=info,
+                        identity=identity,
+                        recipe=(TRACE_RECIPE, (Path(path).resolve(),), {"name": name}))
+    return _with_blocks(workload, cache if cache is not None else [trace.session(0)], synthesis)
+
+
+def _with_blocks(workload: Workload, sessions: list[Session], synthesis: Any) -> Workload:
+    """``workload`` as it must run when its prompts are given as blocks (a trace imported from
+    Weka, TraceLab or Dynamo, say): the run's tokenizer and vocabulary loaded by ``prepare``
+    before the first request, and the replayer writing prompts with them. Such a workload is
+    not rebuilt in worker processes (no recipe: ``--workers`` is refused with a reason)."""
+    if not any(s.token_blocks is not None for s in sessions):
+        return workload
+    from dataclasses import replace
+
+    from agentic_bench.options.replay import SynthesisOptions
+    from agentic_bench.replay.tree import Synthesis
+    from agentic_bench.tasks.weka_replay import block_synthesis
+
+    make_executor, prepare = block_synthesis(Synthesis(synthesis or SynthesisOptions()))
+    return replace(workload, make_executor=make_executor, prepare=prepare, recipe=None)

@@ -4,6 +4,7 @@ lanes (:mod:`agentic_bench.load.lanes`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,23 @@ def weka_workload(path: Path, name: str = "replay",
             trace = drop_over_context(trace, max_context)
         return weka_session(trace)
 
+    make_executor, prepare = block_synthesis(held)
+    if not kept:
+        raise ConfigError(f"{path}: no trace keeps a request under --max-context {max_context}")
+    identity = {"trace": str(path), "trace_format": "weka", "trace_sessions": len(kept),
+                **({"max_context": max_context} if max_context is not None else {})}
+    return Workload(name=name, source=SessionSource(len(kept), tree), identity=identity,
+                    make_executor=make_executor, prepare=prepare, trees=True,
+                    info={**identity, "corpus": stats.summary()})
+
+
+def block_synthesis(held: Synthesis) -> tuple[Callable[[ExecContext], Execute],
+                                              Callable[[str, str | None], dict[str, Any]]]:
+    """The executor and ``prepare`` of a workload whose prompts are given as blocks (a Weka
+    corpus, or a native trace imported from Weka, TraceLab or Dynamo): ``prepare`` loads the
+    run's tokenizer and vocabulary into ``held`` once the endpoint is open, and the executor's
+    replayer writes each prompt with them."""
+
     def make_executor(ctx: ExecContext) -> Execute:
         return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
 
@@ -46,13 +64,7 @@ def weka_workload(path: Path, name: str = "replay",
         held.words, held.tokenizer = words.words, tokenizer.name
         return {"tokenizer": tokenizer.name, "vocabulary_words": len(words.words)}
 
-    if not kept:
-        raise ConfigError(f"{path}: no trace keeps a request under --max-context {max_context}")
-    identity = {"trace": str(path), "trace_format": "weka", "trace_sessions": len(kept),
-                **({"max_context": max_context} if max_context is not None else {})}
-    return Workload(name=name, source=SessionSource(len(kept), tree), identity=identity,
-                    make_executor=make_executor, prepare=prepare, trees=True,
-                    info={**identity, "corpus": stats.summary()})
+    return make_executor, prepare
 
 
-__all__ = ["weka_workload"]
+__all__ = ["block_synthesis", "weka_workload"]

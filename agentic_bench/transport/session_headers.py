@@ -50,13 +50,16 @@ def render(names: Sequence[str], session_id: str, user_field: bool = False,
     """The context of one session's requests: ``base`` (its chunk hook kept) with the session
     id in the headers ``names`` and, with ``user_field`` (``--session-user``), as the body's
     OpenAI ``user``; a subagent's also name its parent session in ``parent_names``
-    (``--parent-session-header``, e.g. X-Dynamo-Parent-Session-ID)."""
+    (``--parent-session-header``, e.g. X-Dynamo-Parent-Session-ID). Headers of ``base`` that
+    none of these names (a session's ``traceparent``) are kept."""
     value = quote(session_id, safe=_SAFE)
     pairs = tuple((name, value) for name in names)
     if parent_id is not None:
         parent = quote(parent_id, safe=_SAFE)
         pairs += tuple((name, parent) for name in parent_names)
-    return replace(base, headers=pairs, user=session_id if user_field else None)
+    named = {name.lower() for name, _ in pairs}
+    kept = tuple(h for h in base.headers if h[0].lower() not in named)
+    return replace(base, headers=(*kept, *pairs), user=session_id if user_field else None)
 
 
 __all__ = ["RESERVED", "check_names", "render"]

@@ -131,7 +131,7 @@ class OnnxInt8Embedder:
             from transformers import AutoTokenizer
         except ImportError as exc:
             raise EmbedderUnavailableError(f"onnx-int8 needs onnxruntime ({exc}): pip install "
-                                           "'agentic-bench[rag]'") from exc
+                                           "'agentic-serving-bench[rag]'") from exc
         if not self.model_dir.is_dir():
             raise EmbedderUnavailableError(f"model directory not found: {self.model_dir}")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -24,7 +24,8 @@ from agentic_bench.tasks.trace_replay import trace_workload
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(importlib.util.find_spec("mlperf_loadgen") is None,
-                       reason="mlperf_loadgen (pip install 'agentic-bench[loadgen]') missing"),
+                       reason="mlperf_loadgen (pip install 'agentic-serving-bench[loadgen]') "
+                       "missing"),
 ]
 SIM = ("--ttft-ms", "100", "--itl-ms", "10", "--output-tokens", "16")  # request ≈ 250 ms
 LOADGEN_FILES = {"mlperf_log_summary.txt", "mlperf_log_detail.txt", "mlperf_log_accuracy.json"}

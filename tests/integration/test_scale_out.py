@@ -36,7 +36,7 @@ def test_two_worker_processes(sim_factory, trace_factory, cli, tmp_path: Path) -
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                    reason="ray not installed (pip install 'agentic-bench[distributed]')")
+                    reason="ray not installed (pip install 'agentic-serving-bench[distributed]')")
 def test_two_ray_actors_on_local_ray(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
     sim = sim_factory("--ttft-ms", "100", "--itl-ms", "5", "--output-tokens", "8")
     out = tmp_path / "r"

@@ -32,7 +32,8 @@ from agentic_bench.tasks.registry import load_task, task_options, task_recipe
 COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline",
             "sim", "record", "serve", "rag build-index", "compare", "report", "validate",
             "import", "new-task", "traces stats", "traces convert", "traces build",
-            "submission pack", "rag sample-layout"]  # #32: every command's options
+            "submission pack", "rag sample-layout", "export",
+            "traces verify"]  # #32, #41: every command's options
 
 
 def _value(spec: OptionSpec) -> Any:

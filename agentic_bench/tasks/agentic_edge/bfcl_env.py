@@ -42,8 +42,8 @@ CHECKER_MODEL_NAME = "agentic-bench"
 _INSTALL_HINT = (
     f"install it with: pip install --no-deps {BFCL_DISTRIBUTION}=={BFCL_PINNED_VERSION} "
     "mpmath filelock tenacity tree_sitter==0.21.3 tree-sitter-java==0.21.0 "
-    "tree-sitter-javascript==0.21.4  (or: pip install 'agentic-bench[bfcl]' plus the --no-deps "
-    "bfcl-eval install)"
+    "tree-sitter-javascript==0.21.4  (or: pip install 'agentic-serving-bench[bfcl]' plus the "
+    "--no-deps bfcl-eval install)"
 )
 _lock = threading.Lock()
 

@@ -154,7 +154,8 @@ def _load(args: Any) -> list[str]:
     out: list[str] = []
     if getattr(args, "loadgen", None) != "mlperf":
         out.append("issued by agentic-bench's scheduler (MLPerf: LoadGen"
-                   + ("" if loadgen_available() else "; pip install 'agentic-bench[loadgen]'")
+                   + ("" if loadgen_available()
+                      else "; pip install 'agentic-serving-bench[loadgen]'")
                    + ")")
     else:
         from agentic_bench.tasks.rag_e2e.loadgen_files import CONF_MODEL, USER_CONF

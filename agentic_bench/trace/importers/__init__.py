@@ -30,14 +30,26 @@ from agentic_bench.trace.model import Session
 Importer = Callable[[Path], Iterator[Session]]
 
 _TARGETS = {
+    "abench": "abench:import_abench",
+    "atif": "atif:import_atif",
+    "claude-code": "claude_code:import_claude_code",
+    "codex": "codex:import_codex",
+    "dynamo": "dynamo:import_dynamo",
+    "langsmith": "langsmith:import_langsmith",
     "mlcommons-agentic": "mlcommons:import_mlcommons",
     "mooncake": "mooncake:import_mooncake",
     "otel-genai": "otel:import_otel",
     "sglang-agentic": "sglang:import_sglang",
     "sharegpt": "sharegpt:import_sharegpt",
+    "tracelab": "tracelab:import_tracelab",
     "weka": "weka:import_weka",
 }
 NATIVE = "native"
+# built-in formats recognised by their module's own ``detect(head) -> bool`` (after the rules of
+# _detect_builtin, before plugins), in this order
+# formats whose input may be a folder
+FOLDER_FORMATS = frozenset({"weka", "claude-code", "abench"})
+_DETECTING = ("claude_code", "codex", "atif", "langsmith", "dynamo", "tracelab", "abench")
 
 
 def _lazy(target: str) -> Importer:
@@ -102,18 +114,60 @@ def _detect_plugin(head: str) -> str | None:
 
 def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
     """Guess a file's format from its first bytes (the built-ins first, then each importer
-    plugin's ``detect``); None when nothing matches. A directory is a Weka corpus when its
-    first ``.json``/``.jsonl`` file is a Weka trace."""
+    plugin's ``detect``); None when nothing matches. A directory is a Weka corpus, a Claude
+    Code project folder or an Abench dataset folder when its first ``.json``/``.jsonl``
+    (``.jsonl.zst``) file is such a file."""
     if Path(path).is_dir():
         files = sorted(f for f in Path(path).iterdir()
-                       if f.suffix in (".json", ".jsonl") and not f.name.startswith("."))
-        return "weka" if files and detect_format(files[0], sniff_bytes) == "weka" else None
+                       if f.name.endswith((".json", ".jsonl", ".jsonl.zst"))
+                       and not f.name.startswith("."))
+        found = detect_format(files[0], sniff_bytes) if files else None
+        return found if found in FOLDER_FORMATS else None
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(sniff_bytes).decode("utf-8", "replace")
-    except OSError:
+        head = _head(Path(path), sniff_bytes)
+    except (OSError, EOFError):
         return None
-    return _detect_builtin(path, head, sniff_bytes) or _detect_plugin(head)
+    return (_detect_builtin(path, head, sniff_bytes) or _detect_module(head)
+            or _detect_plugin(head))
+
+
+def _head(path: Path, sniff_bytes: int) -> str:
+    """The first ``sniff_bytes`` of a file as text (of its content, for a gzip file, and for a
+    zstd file when the ``zstandard`` package is installed)."""
+    with open(path, "rb") as fh:
+        raw = fh.read(sniff_bytes)
+    if raw[:4] == b"\x28\xb5\x2f\xfd":
+        try:
+            import zstandard
+        except ImportError:
+            return ""
+        try:
+            with open(path, "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as zs:
+                raw = zs.read(sniff_bytes)
+        except zstandard.ZstdError:
+            return ""
+    if raw[:2] == b"\x1f\x8b":
+        import gzip
+        import zlib
+
+        try:
+            with gzip.open(path, "rb") as gz:
+                raw = gz.read(sniff_bytes)
+        except (OSError, zlib.error):
+            return ""
+    return raw.decode("utf-8", "replace")
+
+
+def _detect_module(head: str) -> str | None:
+    for module in _DETECTING:
+        try:
+            mod = importlib.import_module(f"agentic_bench.trace.importers.{module}")
+        except ModuleNotFoundError:
+            continue
+        detect = getattr(mod, "detect", None)
+        if callable(detect) and detect(head):
+            return module.replace("_", "-")
+    return None
 
 
 def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None:
@@ -122,6 +176,10 @@ def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None
         return "sharegpt" if '"conversations"' in text[:4096] else None
     if not text.startswith("{"):
         return None
+    from agentic_bench.trace.importers.claude_code import detect as detect_claude_code
+
+    if detect_claude_code(head):  # its files may open with summary or snapshot lines
+        return "claude-code"
     first_line = text.split("\n", 1)[0]
     if "\n" not in text and len(head) == sniff_bytes:  # a long first line: read all of it
         with open(path, "rb") as fh:

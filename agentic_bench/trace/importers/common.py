@@ -175,6 +175,8 @@ def _step_tool_names(steps: list[dict[str, Any]], names: list[str]) -> None:
         elif step.get("kind") == "parallel":
             for branch in step.get("branches", []):
                 _step_tool_names(branch.get("steps", []), names)
+        elif step.get("kind") == "spawn":  # a subagent's own tool calls
+            _step_tool_names(step.get("branch", {}).get("steps", []), names)
 
 
 def build_session(data: dict[str, Any], path: Path | str, line: int) -> Session:

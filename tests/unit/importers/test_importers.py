@@ -23,6 +23,14 @@ from agentic_bench.trace.semantics import check_session
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "importers"
 SAMPLES = {
+    "abench": ("abench/deepswe_v1.1.jsonl", 2),
+    "atif": ("atif_trajectory.json", 1),
+    "claude-code": ("claude_code/project", 3),
+    "codex": ("codex/sessions/2025/10/02/"
+              "rollout-2025-10-02T10-00-00-0199a5c0-1f00-7a3b-8c1d-2e3f4a5b6c7d.jsonl", 1),
+    "dynamo": ("dynamo_request_trace.jsonl", 3),
+    "langsmith": ("langsmith_runs.jsonl", 2),
+    "tracelab": ("tracelab.jsonl", 2),
     "mlcommons-agentic": ("mlcommons_agentic.jsonl", 3),
     "mooncake": ("mooncake.jsonl", 48),
     "otel-genai": ("otel_genai.json", 2),

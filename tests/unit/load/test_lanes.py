@@ -142,3 +142,31 @@ def test_no_jump_while_a_request_is_in_flight() -> None:
         return (perf_counter_ns() - t0) / 1e9
 
     assert asyncio.run(scenario()) >= 0.29
+
+
+def test_a_failing_tree_is_an_error_record_and_the_lane_goes_on() -> None:
+    """#42.1: a tree that cannot be read and a replay that raises are error session records;
+    the lane draws the next tree (nothing dropped, the plan does not shrink)."""
+    records: list[dict[str, object]] = []
+
+    def load(i: int) -> object:
+        if i == 1:
+            raise FileNotFoundError("tree file removed")
+        return TREES[i % 2]
+
+    class Raising(Executor):
+        async def __call__(self, ticket: SessionTicket) -> SessionOutcome:
+            if ticket.index == 2:
+                raise MemoryError("absurd prompt")
+            return await super().__call__(ticket)
+
+    ex = Raising()
+    runner = LaneRunner(LaneSpec(lanes=1), SessionSource(4, load), ex, records.append)
+    asyncio.run(runner.run())
+    assert [t.index for t in ex.tickets] == [0, 3]  # the lane went on past both failures
+    failed = {r["session_index"]: r for r in records if r["type"] == "session"}
+    assert set(failed) == {1, 2}
+    assert all(r["status"] == "error" and r["error_type"] == "internal" for r in failed.values())
+    assert "FileNotFoundError: tree file removed" in str(failed[1]["error"])
+    assert "MemoryError: absurd prompt" in str(failed[2]["error"])
+    assert runner.stats.issued == 4 and runner.stats.errors == 2

@@ -157,7 +157,7 @@ def test_missing_loadgen_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> No
     from agentic_bench.options import loadgen as options
 
     monkeypatch.setattr(options.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"agentic-bench\[loadgen\]"):
+    with pytest.raises(ConfigError, match=r"agentic-serving-bench\[loadgen\]"):
         options.require_loadgen()
     real_import = builtins.__import__
 
