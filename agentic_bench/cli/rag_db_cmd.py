@@ -63,6 +63,7 @@ def db_build_main(args: BuildIndexOptions) -> int:
     from agentic_bench.tasks.rag_e2e.db_loadgen import qsl_pages
     from agentic_bench.tasks.rag_e2e.db_run import run_db_build
     from agentic_bench.tasks.rag_e2e.index_cache import default_cache_dir, make_embedder
+    from agentic_bench.tasks.rag_e2e.mlperf_config import db_departures
 
     corpus, out = check_db_options(args)
     require_loadgen()
@@ -78,7 +79,8 @@ def db_build_main(args: BuildIndexOptions) -> int:
         summary = run_db_build(pages, model, out, mode=args.loadgen_mode,
                                conf=Path(args.loadgen_conf) if args.loadgen_conf else None,
                                model=args.loadgen_model, workers=args.db_workers,
-                               command_line=command_line(sys.argv[1:]))
+                               command_line=command_line(sys.argv[1:]),
+                               departed=db_departures(args, model.name, len(pages)))
     except EmbedderUnavailableError as exc:
         raise ConfigError(str(exc)) from exc
     print("\n".join(report_lines(summary, out)))

@@ -24,7 +24,8 @@ def main(args: argparse.Namespace) -> int:
     opts = parse_command(SimOptions, args.rest, "sim")
     config = SimConfig(
         ttft_ms=opts.ttft_ms, itl_ms=opts.itl_ms, output_tokens=opts.output_tokens,
-        jitter_ms=opts.jitter, tool_call=opts.tool_call, model=opts.model, seed=opts.seed,
+        jitter_ms=opts.jitter, ttft_jitter_ms=opts.ttft_jitter, tool_call=opts.tool_call,
+        model=opts.model, seed=opts.seed,
         fail_rate=opts.fail_rate, hang_rate=opts.hang_rate, disconnect_rate=opts.disconnect_rate,
         malformed_rate=opts.malformed_rate, slow_headers_ms=opts.slow_headers_ms,
         precise=opts.precise,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,10 +37,16 @@ def main_pack(namespace: argparse.Namespace) -> int:
     packed = pack(args.run_dirs, submitter=args.submitter, system=args.system,
                   division=args.division, out=args.out)
     rep = report(packed.root)
+    summaries = [read_run(p).summary for p in args.run_dirs]
     if args.division == "closed":
-        summaries = [read_run(p).summary for p in args.run_dirs]
         rep.will_fail += [f"departure from MLPerf's configuration: {d}"
                           for d in departures(summaries)]
+    for path, summary in zip(args.run_dirs, summaries, strict=True):
+        if summary.get("complete") is False:  # an interrupted run: never packed silently
+            line = (f"{path}: an interrupted run (complete: no, stop reason "
+                    f"{summary.get('stop_reason', '-')}); run it again or --resume it first")
+            rep.will_fail.append(line)
+            print(f"warning: {line}", file=sys.stderr)
     if args.json_output:
         print(json.dumps({**describe(packed), "fill": rep.fill, "missing": rep.missing,
                           "will_fail": rep.will_fail}, indent=2))

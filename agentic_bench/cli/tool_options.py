@@ -53,6 +53,27 @@ class CompareOptions(ToolOptions):
                               help="directory for compare.html (default: "
                               "results/compare-<time>/, as a run's own outputs; never the "
                               "current directory)")
+    metric: tuple[str, ...] = option(
+        (), metavar="NAME", example=("ttft_p99_ms",),
+        help="judge this figure of every run against the first: BETTER / WORSE / SAME / "
+        "INCONCLUSIVE from the 95% interval of B/A (a bootstrap over sessions; rates over time "
+        "windows) against --threshold; repeatable; a latency <ttft|tpot|request|turn|session>_"
+        "<mean|p50|p90|p99>_ms or requests_per_s, output_tokens_per_s, sessions_per_s, "
+        "goodput_sessions_per_s (with --gate and no --metric: TTFT p50/p99, TPOT p50, request "
+        "and session p99, requests/s, output tok/s). Without --metric or --gate compare only "
+        "shows the runs. docs/metrics.md, 'A/B verdicts'")
+    threshold: str = option("5%", metavar="T",
+                            help="the smallest difference that matters: SAME when the interval "
+                            "lies within ±T, WORSE/BETTER when wholly beyond it (default 5%)")
+    gate: bool = option(False, help="exit 3 when a metric is WORSE, 4 when one is INCONCLUSIVE "
+                        "(see --inconclusive), 0 otherwise: a regression gate for CI "
+                        "(docs/ci.md)")
+    inconclusive: Literal["fail", "pass"] = option(
+        "fail", metavar="fail|pass", help="what INCONCLUSIVE does under --gate: fail (exit 4, "
+        "the default) or pass")
+    allow_different_workloads: bool = option(
+        False, help="judge runs whose work differs (trace, sessions, load, sampling, ...): "
+        "refused otherwise, with what differs")
 
 
 class ReportOptions(ToolOptions):
@@ -220,6 +241,17 @@ class SubmissionPackOptions(ToolOptions):
                        help="submission folder (created; an existing one is added to)")
     json_output: bool = option(False, flag="--json",
                                help="print the result as JSON instead of text")
+
+    @field_validator("submitter", "system")
+    @classmethod
+    def _one_name(cls, value: str) -> str:
+        """A folder name and a JSON value of the submission: one line of printable text, no
+        path separator, not empty."""
+        if not value.strip() or any(not ch.isprintable() for ch in value) or \
+                "/" in value or "\\" in value or value in (".", ".."):
+            raise ValueError(f"{value!r}: expected one line of printable text without '/' or "
+                             "'\\' (it names folders and files of the submission)")
+        return value
 
 
 class SampleLayoutOptions(ToolOptions):

@@ -68,11 +68,17 @@ def _weka(path: Path) -> bool:
 def main(namespace: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
     from agentic_bench.cli.tool_options import ValidateOptions
+    from agentic_bench.trace.importers import folder_problem
     from agentic_bench.trace.jsonl import validate_file
 
     args = parse_command(ValidateOptions, namespace.rest, "validate")
     bad = False
     for path in args.files:
+        unreadable = folder_problem(path)
+        if unreadable is not None:
+            print(unreadable, file=sys.stderr)
+            bad = True
+            continue
         foreign = _foreign(path)
         if foreign is not None:
             bad = bad or not foreign

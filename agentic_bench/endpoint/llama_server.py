@@ -3,18 +3,18 @@
 ``LlamaServer`` starts ``python -m llama_cpp.server`` with the packaged SmolLM2 GGUF on a
 loopback port, waits until ``GET /v1/models`` answers, and stops it (SIGTERM, then SIGKILL after
 a grace period). No server outlives the harness: the child gets its own session and, on Linux,
-``PR_SET_PDEATHSIG`` (SIGTERM when the starting thread dies; main thread only); the launcher of
-this package's chat format also watches its parent pid (:func:`watch_parent_from_env`);
-``atexit`` and ``__exit__`` stop it too. ``supervise()`` restarts a server that dies on its own
-(a crash: llama.cpp segfaults on some grammars) on the same port, so a long run goes on; each
-restart is listed in ``restarts`` (and in the run's summary). Only stdlib imports here: the CLI
-imports this module at start-up time.
+``PR_SET_PDEATHSIG`` (SIGKILL when the harness dies, even by SIGKILL), forked from a thread that
+lives as long as the process whichever thread starts or restarts it (:mod:`.child_process`);
+the launcher of this package's chat format also watches its parent pid
+(:func:`watch_parent_from_env`, for other systems); ``atexit`` and ``__exit__`` stop it too.
+``supervise()`` restarts a server that dies on its own (a crash: llama.cpp segfaults on some
+grammars) on the same port, so a long run goes on; each restart is listed in ``restarts`` (and
+in the run's summary). Only stdlib imports here: the CLI imports this module at start-up time.
 """
 
 from __future__ import annotations
 
 import atexit
-import ctypes
 import errno
 import importlib.metadata
 import importlib.util
@@ -29,11 +29,12 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from agentic_bench.endpoint.child_process import spawn
 from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
 from agentic_bench.errors import EndpointStartError
 
@@ -53,7 +54,6 @@ INSTALL_HINT = (
 # cores (docs/embedded-endpoint.md). A user's own setting wins.
 CHILD_ENV_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
 PARENT_PID_ENV = "AGENTIC_BENCH_PARENT_PID"
-_PR_SET_PDEATHSIG = 1
 _LIVE: set[LlamaServer] = set()
 _ATEXIT_DONE = False
 _LOCK = threading.Lock()
@@ -108,36 +108,12 @@ def free_port(host: str = "127.0.0.1") -> int:
         sock.close()
 
 
-def _pdeathsig_preexec() -> Callable[[], None] | None:
-    """A preexec_fn that makes the child get SIGTERM when this thread dies (Linux only).
-
-    PR_SET_PDEATHSIG follows the *thread* that forked, so it is only set when starting from the
-    main thread; a server started from a worker thread relies on ``atexit``/``stop()``.
-    """
-    if not sys.platform.startswith("linux") or threading.current_thread() is not (
-        threading.main_thread()
-    ):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before fork
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return preexec
-
-
 def watch_parent_from_env(interval_s: float = 0.5, grace_s: float = 10.0) -> None:
     """In the server child: SIGTERM itself when the harness ($AGENTIC_BENCH_PARENT_PID) is gone.
 
-    Covers what PR_SET_PDEATHSIG cannot: a server started from a worker thread (PDEATHSIG would
-    fire when that *thread* exits, so it is not set there) and non-Linux systems. The launcher
-    of this package's chat format runs it; exits hard if a graceful stop takes over ``grace_s``.
+    A second guard beside PR_SET_PDEATHSIG (:mod:`.child_process`), and the only one on systems
+    without it. The launcher of this package's chat format runs it; exits hard if a graceful
+    stop takes over ``grace_s``.
     """
     try:
         parent = int(os.environ.get(PARENT_PID_ENV, ""))
@@ -347,14 +323,15 @@ class LlamaServer:
             path = env.get("PYTHONPATH")
             env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + path if path else "")
         with self._open_log(append_log) as log:
-            self._proc = subprocess.Popen(
+            # forked from the main thread or the child-spawner thread (not this one, which may
+            # be a short-lived worker), with PR_SET_PDEATHSIG: it dies with the harness
+            self._proc = spawn(
                 self.command(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=True,
-                preexec_fn=_pdeathsig_preexec(),  # PR_SET_PDEATHSIG (see above)
             )
         _LIVE.add(self)
         try:
@@ -514,7 +491,7 @@ class LlamaServer:
             "sys.stdout.write(s.decode('utf-8', 'replace') if isinstance(s, bytes) else str(s))\n"
         )
         try:
-            self._sysinfo_proc = subprocess.Popen(
+            self._sysinfo_proc = spawn(
                 [self.python, "-c", code],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

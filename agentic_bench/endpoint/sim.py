@@ -6,10 +6,11 @@ Deadlines are absolute ``perf_counter`` instants (no drift; never the event loop
 millisecond-grained clock) counted from the moment the request was complete.
 Tokens already due when one is sent (a zero gap, or a loop running late) go out with it, in
 one write, each event its own chunk; at TTFT 0 the head goes in that write too.
-``jitter_ms`` adds a seeded uniform ±J to each gap. ``precise`` sets each timer
-:data:`EARLY_S` early and spends the rest yielding to the loop until the exact instant:
-timings then hold to tens of microseconds instead of ±1 ms, at the cost of a busy simulator
-core (for harness-precision benchmarks; docs/performance.md).
+``jitter_ms`` adds a seeded uniform ±J to each gap, ``ttft_jitter_ms`` a seeded uniform ±J
+to each TTFT (a latency of known distribution, for checking confidence intervals).
+``precise`` sets each timer :data:`EARLY_S` early and spends the rest yielding to the loop
+until the exact instant: timings then hold to tens of microseconds instead of ±1 ms, at the
+cost of a busy simulator core (for harness-precision benchmarks; docs/performance.md).
 Faults for robustness tests, each a per-request probability: ``fail_rate`` (HTTP 500),
 ``hang_rate`` (headers, then silence), ``disconnect_rate`` (connection dropped mid-stream),
 ``malformed_rate`` (a non-JSON chunk mid-stream); ``slow_headers_ms`` delays the headers.
@@ -63,6 +64,7 @@ class SimConfig:
     itl_ms: float = 10.0
     output_tokens: int = 64
     jitter_ms: float = 0.0
+    ttft_jitter_ms: float = 0.0
     tool_call: str | None = None
     model: str = "sim"
     seed: int = 0
@@ -284,6 +286,8 @@ class Reply:
         itl = cfg.itl_ms + cfg.itl_per_inflight_ms * self.others
         self.gaps = [itl + (rng.uniform(-cfg.jitter_ms, cfg.jitter_ms)
                             if cfg.jitter_ms else 0.0) for _ in range(self.n)]
+        self.ttft_noise = (rng.uniform(-cfg.ttft_jitter_ms, cfg.ttft_jitter_ms)
+                           if cfg.ttft_jitter_ms else 0.0)
 
     def _at(self, deadline: float, fn: Callable[[], None]) -> None:
         """Call ``fn`` at the ``perf_counter`` instant ``deadline``."""
@@ -310,7 +314,7 @@ class Reply:
     @property
     def ttft_ms(self) -> float:
         cfg = self.s.config
-        return cfg.ttft_ms + cfg.ttft_per_inflight_ms * self.others
+        return max(0.0, cfg.ttft_ms + cfg.ttft_per_inflight_ms * self.others + self.ttft_noise)
 
     def start(self) -> None:
         cfg = self.s.config

@@ -99,8 +99,10 @@ class RunInfo:
         except ValueError:
             host, port = None, None
         key = record.get("trace_key") or f"run:{started!r}"
+        offset = record.get("clock_offset_ns") or 0  # a resumed segment's clock goes on
         return cls(key=str(key),
-                   base_ns=round(float(started) * 1e9) if started is not None else None,
+                   base_ns=round(float(started) * 1e9) - int(offset)
+                   if started is not None else None,
                    model=endpoint.get("model"), host=host, port=port,
                    benchmark=str(record.get("benchmark") or ""))
 

@@ -294,6 +294,15 @@ def slo_limits() -> dict[str, tuple[str, str]]:
             for d in latency_metrics() if d.slo}
 
 
+def in_latency_population(record: dict[str, Any]) -> bool:
+    """The one rule for whose latencies a figure counts — the summary's, the report's charts
+    and tables, compare's: a measured record (not a lane's warm-up) that succeeded, and for a
+    turn or session a whole one (not begun mid-trajectory, ``partial``)."""
+    if record.get("warmup") or record.get("status") != "ok":
+        return False
+    return record.get("type") == "step" or not record.get("partial")
+
+
 def latency_values(steps: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
                    sessions: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
     """Each declared metric's values over its (successful) records, in declaration order."""
@@ -341,11 +350,30 @@ def render_doc(text: str) -> str:
             f"`agentic-bench compare`):\n\n{figures_table()}\n{END}{tail}")
 
 
-__all__ = ["BY_NAME", "FIGURES", "LATENCY", "SOURCES", "STATS", "FigureDecl", "MetricDecl",
-           "declare_latency", "declared_latency", "field_of", "figure_value", "figures_table",
-           "latency_block", "latency_metrics", "latency_values", "markdown_table",
-           "plugin_metrics", "reload_plugin_metrics", "render_doc", "slo_limits",
-           "step_derivations"]
+__all__ = [
+    "BY_NAME",
+    "FIGURES",
+    "LATENCY",
+    "SOURCES",
+    "STATS",
+    "FigureDecl",
+    "MetricDecl",
+    "declare_latency",
+    "declared_latency",
+    "field_of",
+    "figure_value",
+    "figures_table",
+    "in_latency_population",
+    "latency_block",
+    "latency_metrics",
+    "latency_values",
+    "markdown_table",
+    "plugin_metrics",
+    "reload_plugin_metrics",
+    "render_doc",
+    "slo_limits",
+    "step_derivations",
+]
 
 
 if __name__ == "__main__":  # python -m agentic_bench.metrics.declarations [docs/metrics.md]

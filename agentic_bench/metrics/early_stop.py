@@ -8,6 +8,7 @@ rates).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -55,6 +56,8 @@ def _message(error: str, what: str) -> str:
     import json
 
     text = error.removeprefix(what).lstrip(": ").strip()
+    if _HTML.search(text[:512]):  # a proxy's or a non-OpenAI server's HTML error page
+        return _html_text(text)
     try:
         body = json.loads(text)
     except ValueError:
@@ -75,6 +78,22 @@ def failure_note(summary_counts: dict[str, Any],
         return None
     why = records.cause() if isinstance(records, FailureCauses) else cause(records)
     return f"{requests}/{requests} requests failed: {why or 'error'}"
+
+
+_HTML = re.compile(r"<(!doctype\s+html|html|head|body|title)\b", re.IGNORECASE)
+
+
+def _html_text(page: str) -> str:
+    """An HTML error page as one readable line: its title, else its text without tags."""
+    import html
+
+    title = re.search(r"<title[^>]*>(.*?)</title>", page, re.IGNORECASE | re.DOTALL)
+    if title and title.group(1).strip():
+        text = title.group(1)
+    else:
+        body = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.IGNORECASE | re.DOTALL)
+        text = re.sub(r"<[^>]*>", " ", body)
+    return " ".join(html.unescape(text).split())[:140] + " (an HTML page, not an OpenAI error)"
 
 
 class FirstFailures:

@@ -31,6 +31,9 @@ class ResumeState:
     done: set[int] = field(default_factory=set)
     previous_duration_s: float = 0.0
     truncated_lines: int = 0
+    # the latest instant (ns since the run's zero) of any earlier record: a resumed segment's
+    # clock goes on from there, so the segments follow each other on one time axis
+    previous_end_ns: int = 0
 
 
 def prepare_resume(out: Path, config: dict[str, Any],
@@ -77,15 +80,39 @@ def prepare_resume(out: Path, config: dict[str, Any],
     before = out / f"records.before-resume-{n}.jsonl"
     path.rename(before)
     previous_duration_s = 0.0
+    end_ns = 0
     with open(path, "wb") as fh:
         for r in RecordStream(before):  # line by line: the kept records, rewritten
+            end_ns = max((end_ns, *(int(r[k]) for k in _INSTANTS
+                                    if isinstance(r.get(k), int | float))))
             if r.get("type") in ("run", "segment") or r.get("session_id") in finished:
                 fh.write(encode_record(r))
                 if r.get("type") == "segment":
                     previous_duration_s += r.get("duration_s", 0.0)
     return ResumeState(
         records=RecordStream(path), done=set(finished.values()),
-        previous_duration_s=previous_duration_s, truncated_lines=truncated)
+        previous_duration_s=previous_duration_s, truncated_lines=truncated,
+        previous_end_ns=max(end_ns, _scraped_end_ns(out)))
+
+
+_INSTANTS = ("t_end_ns", "t_scheduled_ns", "t_sent_ns", "t_start_ns", "t_ns")
+
+
+def _scraped_end_ns(out: Path) -> int:
+    """The last scrape's instant in ``server_metrics.jsonl`` (0 without one)."""
+    path = out / "server_metrics.jsonl"
+    if not path.is_file():
+        return 0
+    last = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            try:
+                t = json.loads(line).get("t_ns")
+            except (ValueError, AttributeError):
+                continue  # a torn last line
+            if isinstance(t, int | float):
+                last = max(last, int(t))
+    return last
 
 
 def _compare_options(out: Path, then: dict[str, Any], now: dict[str, Any]) -> None:

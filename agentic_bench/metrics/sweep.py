@@ -25,6 +25,10 @@ def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, An
         "tpot_p50_ms": lat["tpot"]["p50"], "tpot_p99_ms": lat["tpot"]["p99"],
         "request_p50_ms": lat["request"]["p50"], "request_p99_ms": lat["request"]["p99"],
         "errors": summary["counts"]["errors"], "out_dir": summary.get("out_dir"),
+        # where and when: the sweep page names the endpoint, the model and the date
+        "endpoint": (summary.get("endpoint") or {}).get("url"),
+        "model": (summary.get("endpoint") or {}).get("model"),
+        "started_at": summary.get("started_at"),
         "in_flight_mean": ((summary.get("load") or {}).get("sessions_in_flight") or {})
         .get("mean"),
         "in_flight_max": ((summary.get("load") or {}).get("sessions_in_flight") or {})

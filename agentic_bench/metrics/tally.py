@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agentic_bench.metrics.declarations import field_of, latency_metrics
+from agentic_bench.metrics.declarations import field_of, in_latency_population, latency_metrics
 from agentic_bench.metrics.distribution import MICROSECOND_MS, Distribution
 from agentic_bench.metrics.early_stop import FailureCauses
 from agentic_bench.metrics.interactivity import InteractivityTally
@@ -166,7 +166,7 @@ class RunTally:
         self.tool_calls[0] += t.get("unmatched_tool_calls", 0)
         self.tool_calls[1] += t.get("tool_calls_scored", 0)
         self.tool_calls[2] += t.get("tool_calls_matched", 0)
-        if t.get("status") != "ok" or t.get("partial"):
+        if not in_latency_population(t):
             return
         self.counts["turns_ok"] += 1
         self._add_values("turn", t)
@@ -182,7 +182,7 @@ class RunTally:
         sid = s["session_id"] if "session_id" in s else None
         if s.get("status") == "ok":
             self.counts["sessions_ok"] += 1
-            if not s.get("partial"):
+            if in_latency_population(s):
                 self._add_values("session", s)
             self.goodput += sid not in self._violated
         self._violated.discard(sid)

@@ -70,10 +70,14 @@ class SimOptions(EndpointOptions):
                                 "(default 64)")
     jitter: Millis = option(0.0, metavar="MS",
                            help="uniform ±MS added to each inter-token gap (seeded)")
+    ttft_jitter: Millis = option(0.0, metavar="MS",
+                                 help="uniform ±MS added to each TTFT (seeded): latencies of a "
+                                 "known distribution")
     tool_call: str | None = option(None, metavar="NAME",
                                    help="stream a call to tool NAME instead of text")
     model: str = option("sim", metavar="MODEL", help="model id to serve (default sim)")
-    seed: int = option(0, metavar="N", help="seed for --jitter and the fault draws (default 0)")
+    seed: int = option(0, metavar="N", help="seed for --jitter, --ttft-jitter and the fault "
+                       "draws (default 0)")
     replay_trace: Path | None = option(
         None, metavar="FILE",
         help="oracle mode: answer each request with the recorded reply that followed its "

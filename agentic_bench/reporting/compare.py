@@ -193,7 +193,28 @@ def _cdf_figure(metric: str, title: str, runs: Sequence[CompareRun]) -> str:
     return figure(fig_id, f"{title} CDF", svg, note)
 
 
-def render_compare_html(runs: Sequence[CompareRun]) -> str:
+Verdicts = tuple[Sequence[str], Sequence[Sequence[dict[str, Any]]]]
+
+
+def _verdict_section(verdicts: Verdicts | None) -> str:
+    """The A/B verdicts with their intervals (reporting/ab_compare.py), when asked."""
+    if verdicts is None or not any(verdicts[1]):
+        return ""
+    names, blocks = verdicts
+    rows = [[name, r["metric"], r["a"], r["b"], r["ratio"],
+             "-" if not r["interval"] else f"[{r['interval'][0]:.3f}, {r['interval'][1]:.3f}]",
+             r["verdict"], r["reason"]]
+            for name, block in zip(names[1:], blocks, strict=True) for r in block]
+    threshold = blocks[0][0]["threshold"] if blocks and blocks[0] else 0.0
+    return section("section-verdicts", "A/B verdicts", table(
+        ["run", "metric", names[0], "this run", "B/A", "95% interval", "verdict", "why"],
+        rows, table_id="table-verdicts") + (
+        f'<p class="note">B/A: this run / {esc(names[0])}; 95% percentile intervals of a '
+        f"bootstrap over sessions (rates: over time windows); threshold {threshold:.1%}. "
+        "docs/metrics.md, \"A/B verdicts\"</p>"))
+
+
+def render_compare_html(runs: Sequence[CompareRun], verdicts: Verdicts | None = None) -> str:
     names = [r.name for r in runs]
     rows = compare_rows([r.summary for r in runs])
     headers = ["metric", "unit"]
@@ -221,6 +242,7 @@ def render_compare_html(runs: Sequence[CompareRun]) -> str:
                 if diffs else '<p class="note">no recorded option differs</p>')
     content = (f"<h1>agentic-bench compare</h1><p class=\"sub\">{esc(' vs '.join(names))}</p>"
                + section("section-runs", "Runs", runs_tbl)
+               + _verdict_section(verdicts)
                + section("section-compare-table", "Headline metrics",
                          tbl + f'<p class="note">× = value / {esc(names[0])}\'s value</p>')
                + section("section-compare-cdfs", "Latency distributions",
@@ -229,12 +251,14 @@ def render_compare_html(runs: Sequence[CompareRun]) -> str:
     return page("agentic-bench compare: " + " vs ".join(names), content)
 
 
-def write_compare_html(out_dir: Path, runs: Sequence[CompareRun]) -> Path:
-    """Write the HTML comparison of ``runs`` into ``out_dir``; returns its path."""
+def write_compare_html(out_dir: Path, runs: Sequence[CompareRun],
+                       verdicts: Verdicts | None = None) -> Path:
+    """Write the HTML comparison of ``runs`` (and their A/B ``verdicts``) into ``out_dir``;
+    returns its path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "compare.html"
     tmp = out_dir / ".compare.html.tmp"
-    tmp.write_text(render_compare_html(runs), encoding="utf-8")
+    tmp.write_text(render_compare_html(runs, verdicts), encoding="utf-8")
     os.replace(tmp, path)
     return path

@@ -39,6 +39,7 @@ from agentic_bench.reporting.html_template import (
     section,
     table,
 )
+from agentic_bench.reporting.intervals_text import interval_rows
 from agentic_bench.reporting.server_figures import server_figures
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
@@ -226,8 +227,21 @@ def summary_section(summary: dict[str, Any]) -> str:
                             ("spread_ms", "straggler spread"))],
         table_id="table-fanout") if fan else ""
     return section("section-summary", "Summary",
-                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{stage_tbl}{role_tbl}'
-                   f'{fan_tbl}')
+                   f'<div class="cols">{counts}{rates}</div>{lat_tbl}{_intervals_table(summary)}'
+                   f'{stage_tbl}{role_tbl}{fan_tbl}')
+
+
+def _intervals_table(summary: dict[str, Any]) -> str:
+    """Each headline figure with its 95 % interval (metrics/intervals.py)."""
+    rows = interval_rows(summary)
+    if not rows:
+        return ""
+    block = summary.get("intervals") or {}
+    note = (f'<p class="note">95% intervals: {esc(block.get("method", ""))}; '
+            f'{block.get("sessions_used", 0):,} sessions, {block.get("resamples")} resamples, '
+            f'seed {block.get("seed")} (docs/metrics.md, "Confidence intervals")</p>')
+    return table(["figure", "statistic", "value [95% interval]"], rows,
+                 table_id="table-intervals") + note
 
 
 def _host_cpu_cell(host: dict[str, Any] | None) -> str:

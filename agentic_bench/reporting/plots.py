@@ -17,6 +17,7 @@ from agentic_bench.reporting.svg_axes import (
     c,
     color,
     esc,
+    fit_y_labels,
     fmt_num,
     legend,
     legend_rows,
@@ -31,8 +32,13 @@ Point = tuple[float, float]
 
 @dataclass(frozen=True)
 class Series:
+    """A named curve; with markers, ``labels`` (one per point) are written beside them and
+    the points whose indices are in ``hollow`` are drawn as open circles (an INVALID run)."""
+
     name: str
     points: list[Point]
+    labels: list[str] | None = None
+    hollow: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ def line_chart(series: Sequence[Series], *, label: str, x_label: str, y_label: s
         _, _, y_ticks = nice_ticks(y_lo, y_hi, 4)
     else:
         y_lo, y_hi, y_ticks = nice_ticks(min(0.0, min(ys)), max(ys), 5)
+    frame = fit_y_labels(frame, y_ticks, percent_y)
     sx = Scale(x_lo, x_hi, frame.x0, frame.x1)
     sy = Scale(y_lo, y_hi, frame.y0, frame.y1)
     parts = [svg_open(frame, label), y_axis(frame, sy, y_ticks, y_label, percent=percent_y)]
@@ -86,10 +93,17 @@ def line_chart(series: Sequence[Series], *, label: str, x_label: str, y_label: s
         parts.append(f'<polyline class="series" fill="none" stroke="{color(i)}" '
                      f'stroke-width="1.8" points="{pts}"><title>{esc(s.name)}</title></polyline>')
         if markers:
-            parts += [f'<circle cx="{c(sx(x))}" cy="{c(sy(y))}" r="3" fill="{color(i)}">'
-                      f"<title>{esc(s.name)}: {esc(x_label)} {fmt_num(x)}, {esc(y_label)} "
-                      f"{fmt_num(y)}</title></circle>"
-                      for x, y in s.points]
+            for k, (x, y) in enumerate(s.points):
+                fill = ('fill="#fff" stroke="' + color(i) + '" stroke-width="1.6"'
+                        if k in s.hollow else f'fill="{color(i)}"')
+                tag = s.labels[k] if s.labels is not None else None
+                parts.append(f'<circle cx="{c(sx(x))}" cy="{c(sy(y))}" r="3.5" {fill}>'
+                             f"<title>{esc(s.name)}: {esc(x_label)} {fmt_num(x)}, "
+                             f"{esc(y_label)} {fmt_num(y)}"
+                             f"{esc(' (' + tag + ')') if tag else ''}</title></circle>")
+                if tag:
+                    parts.append(f'<text class="value" x="{c(sx(x) + 5)}" y="{c(sy(y) - 6)}">'
+                                 f"{esc(tag)}</text>")
     if len(names) > 1:
         parts.append(legend(names, frame.x0, 16, frame.x1))
     parts.append("</svg>")
@@ -102,6 +116,7 @@ def scatter_chart(points: Sequence[Point], *, label: str, x_label: str, y_label:
                                      max(p[0] for p in points))
     y_lo, y_hi, y_ticks = nice_ticks(min(0.0, min(p[1] for p in points)),
                                      max(p[1] for p in points))
+    frame = fit_y_labels(frame, y_ticks)
     sx = Scale(x_lo, x_hi, frame.x0, frame.x1)
     sy = Scale(y_lo, y_hi, frame.y0, frame.y1)
     parts = [svg_open(frame, label), y_axis(frame, sy, y_ticks, y_label),
@@ -205,6 +220,7 @@ def vbar_chart(categories: Sequence[str], groups: Sequence[Bars], *, label: str,
     frame = _legend_frame(names, Frame())
     values = [v for g in groups for v in g.values if v is not None]
     y_lo, y_hi, y_ticks = nice_ticks(0.0, max(max(values, default=0.0), 1e-12), 5)
+    frame = fit_y_labels(frame, y_ticks)
     sy = Scale(y_lo, y_hi, frame.y0, frame.y1)
     slot = (frame.x1 - frame.x0) / max(len(categories), 1)
     bar_w = min(28.0, slot * 0.8 / max(len(groups), 1))

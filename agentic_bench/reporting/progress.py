@@ -21,8 +21,10 @@ TTFT = field_of("ttft")  # the record field of the declared TTFT
 
 
 class Progress:
-    def __init__(self, total: int | None, quiet: bool = False) -> None:
+    def __init__(self, total: int | None, quiet: bool = False,
+                 duration_s: float | None = None) -> None:
         self.total = total
+        self.duration_s = duration_s  # --duration: the ETA is the time left of it
         self.quiet = quiet
         self.sessions = 0
         self.requests = 0
@@ -62,7 +64,9 @@ class Progress:
         p99 = f"{percentile(ttft, 99):.1f}" if ttft else "-"
         total = f"/{self.total}" if self.total else ""
         eta = ""
-        if self.total and self.sessions:
+        if self.duration_s is not None:  # a fixed duration ends when it ends, whatever is done
+            eta = f"  ETA {max(0.0, self.duration_s - elapsed):,.0f}s of {self.duration_s:,.0f}s"
+        elif self.total and self.sessions:
             left = elapsed / self.sessions * (self.total - self.sessions)
             eta = f"  ETA {left:,.0f}s"
         warm = f"warm-up {self.warmup}  " if self.warmup else ""

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentic_bench.metrics.declarations import field_of, latency_metrics
+from agentic_bench.metrics.declarations import field_of, in_latency_population, latency_metrics
 from agentic_bench.metrics.percentiles import percentile
 from agentic_bench.reporting.svg_axes import nice_step
 
@@ -42,7 +42,7 @@ def latency_values(records: Iterable[Record]) -> dict[str, list[float]]:
               for src in ("step", "turn", "session")}
     for r in records:
         rtype = r.get("type")
-        if r.get("status") != "ok" or (rtype == "step" and r.get("kind") != "llm"):
+        if not in_latency_population(r) or (rtype == "step" and r.get("kind") != "llm"):
             continue
         for name, values in fields.get(str(rtype), ()):
             value = r.get(name)
@@ -89,7 +89,8 @@ def per_turn(records: Sequence[Record]) -> list[tuple[int, int, float, float]]:
     """(turn index, count, p50 ms, p90 ms) of successful turns, by turn index."""
     by: dict[int, list[float]] = defaultdict(list)
     for r in records:
-        if r.get("type") == "turn" and r.get("status") == "ok" and r.get("latency_ms") is not None:
+        if (r.get("type") == "turn" and in_latency_population(r)
+                and r.get("latency_ms") is not None):
             by[int(r.get("turn", 0))].append(r["latency_ms"])
     out = []
     for idx in sorted(by):

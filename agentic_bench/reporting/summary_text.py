@@ -12,6 +12,7 @@ from agentic_bench.metrics.declarations import (
 )
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
+from agentic_bench.reporting.intervals_text import interval_lines
 from agentic_bench.reporting.svg_axes import fmt_pct
 from agentic_bench.reporting.trees_text import lanes_line, tree_lines
 from agentic_bench.trace.fidelity_compare import fidelity_line
@@ -145,6 +146,7 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
 
 
 _STAT_COLUMNS = ("mean", "p50", "p90", "p99", "max")
+FEW_FOR_P99 = 100  # fewer values than this: the p99 rests on the largest one or two
 
 
 def _interactivity_lines(block: dict[str, Any] | None) -> list[str]:
@@ -214,6 +216,19 @@ def _role_lines(roles: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _stop_reason(summary: dict[str, Any]) -> str:
+    """The stop reason, said so that it cannot be misread: an early stop after the first
+    requests failed is not "all failed" when requests in flight then succeeded."""
+    reason = str(summary.get("stop_reason", "-"))
+    counts = summary.get("counts") or {}
+    if reason == "all_failed" and counts.get("requests_ok"):
+        return (f"stopped early: the first requests failed, so no more sessions were issued; "
+                f"{counts['requests_ok']}/{counts.get('requests', 0)} requests then succeeded")
+    if reason == "records_unwritable":
+        return "stopped: the records could not be written"
+    return reason
+
+
 def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str]:
     """The latency table and the stage table, with one column width wide enough for every
     value (a 157,053.52 ms maximum must not run into the p99 beside it)."""
@@ -229,6 +244,11 @@ def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str
     names = declared + [name for name in latency if name not in declared]
     lines += [row(name, latency[name]["count"], [_fmt(latency[name][k]) for k in _STAT_COLUMNS])
               for name in names]
+    few = [f"{name} n={latency[name]['count']}" for name in names
+           if 0 < (latency[name].get("count") or 0) < FEW_FOR_P99]
+    if few:  # a p99 of a handful of values is their maximum, give or take
+        lines.append(f"  (p99 of fewer than {FEW_FOR_P99} values is at or next to their max: "
+                     + ", ".join(few) + ")")
     if stages:
         lines += ["", "stages (ms)"]
         lines += [row(f"  {name}", stats["count"], [_fmt(stats[k]) for k in _STAT_COLUMNS])
@@ -273,7 +293,7 @@ def render_text(summary: dict[str, Any]) -> str:
           if summary["result"] == "VALID" and unconstrained(summary["constraints"]) else []),
         *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
         f"Complete  : {'yes' if summary['complete'] else 'no'} "
-        f"({summary.get('stop_reason', '-')})",
+        f"({_stop_reason(summary)})",
         *([f"Records   : {lost['records']} not written ({lost['error']}); records.jsonl holds "
            "what was measured before"] if (lost := summary.get("records_unwritten")) else []),
         *([f"Resume    : {summary['resume_command']}"] if summary.get("resume_command") else []),
@@ -296,6 +316,7 @@ def render_text(summary: dict[str, Any]) -> str:
     ]
     stages = summary.get("stages_ms") or {}
     lines += _latency_tables(summary["latency_ms"], stages)
+    lines += interval_lines(summary)
     t = summary["throughput"]
     lines += [
         "",
@@ -313,8 +334,10 @@ def render_text(summary: dict[str, Any]) -> str:
     lines += _role_lines(summary.get("roles") or {})
     tc = summary.get("tool_calls") or {}
     if tc.get("scored"):
-        lines.append(f"Tool calls: {tc['matched']}/{tc['scored']} match the recorded calls "
-                     f"({tc['match_rate']:.1%})")
+        lines.append(f"Tool calls: the model made {tc['matched']} of the {tc['scored']} "
+                     f"recorded calls again ({tc['match_rate']:.1%}) — information, not a "
+                     "failure: the replay sends the recorded tool results either way and the "
+                     "verdict does not count it")
     acc = summary.get("accuracy")
     if acc:
         lines += _accuracy_lines(acc)

@@ -7,7 +7,7 @@ small and deterministic (the same data gives byte-identical SVG).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
@@ -157,23 +157,40 @@ def x_axis(frame: Frame, scale: Scale, ticks: list[float], label: str,
     return "".join(parts)
 
 
+def _tick_texts(ticks: list[float], percent: bool) -> list[str]:
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else None
+    return [f"{t * 100:.0f}%" if percent else fmt_num(t, step) for t in ticks]
+
+
+TITLE_PX = 22  # the rotated y-axis title and its margins
+
+
+def fit_y_labels(frame: Frame, ticks: list[float], percent: bool = False) -> Frame:
+    """``frame`` with a left margin wide enough for the widest y tick label and the rotated
+    axis title beside it (a "100,000" tick pushed the title out of the picture)."""
+    widest = max((len(t) for t in _tick_texts(ticks, percent)), default=1)
+    need = int(7 + widest * CHAR_PX + TITLE_PX + 0.5)
+    return frame if need <= frame.left else replace(frame, left=need)
+
+
 def y_axis(frame: Frame, scale: Scale, ticks: list[float], label: str,
            grid: bool = True, percent: bool = False) -> str:
-    step = ticks[1] - ticks[0] if len(ticks) > 1 else None
     parts = [f'<line class="axis" x1="{c(frame.x0)}" y1="{c(frame.y0)}" x2="{c(frame.x0)}" '
              f'y2="{c(frame.y1)}"/>']
-    for t in ticks:
+    for t, text in zip(ticks, _tick_texts(ticks, percent), strict=True):
         y = c(scale(t))
         if grid:
             parts.append(f'<line class="grid" x1="{c(frame.x0)}" y1="{y}" x2="{c(frame.x1)}" '
                          f'y2="{y}"/>')
-        text = f"{t * 100:.0f}%" if percent else fmt_num(t, step)
         parts.append(f'<line class="tick" x1="{c(frame.x0 - 4)}" y1="{y}" x2="{c(frame.x0)}" '
                      f'y2="{y}"/><text x="{c(frame.x0 - 7)}" y="{c(float(y) + 4)}" '
                      f'text-anchor="end">{esc(text)}</text>')
     mid = c((frame.y0 + frame.y1) / 2)
+    room = int((frame.y0 - frame.y1 + frame.bottom) / CHAR_PX)  # the title runs along the axis
+    shown = label if len(label) <= room else label[:max(room - 1, 1)] + "…"
     parts.append(f'<text class="axis-label" x="14" y="{mid}" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {mid})">{esc(label)}</text>')
+                 f'transform="rotate(-90 14 {mid})">{esc(shown)}'
+                 f"{'<title>' + esc(label) + '</title>' if shown != label else ''}</text>")
     return "".join(parts)
 
 

@@ -17,6 +17,10 @@ def _headline(sweep: dict[str, Any]) -> str:
     """One sentence a reader takes away: the capacity a search found, or the sweep's knee."""
     key, knee = sweep["key"], sweep.get("knee")
     unit = "streams" if key == "concurrency" else "sessions/s"
+    if stop := sweep.get("interrupted"):  # run/sweep.py: an interrupt stopped it
+        of = f" of {stop['of']}" if stop.get("of") else ""
+        return (f"Interrupted after point {stop['after_point']}{of}: the points run so far, "
+                "the one cut short marked interrupted (--resume continues it).")
     if "capacity" in sweep:
         criterion = sweep.get("criterion") or {}
         slos = ", ".join(f"{k.removesuffix('_ms').replace('_', ' ')} <= {v:g} ms"
@@ -45,8 +49,12 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         note += (f"; capacity under the SLOs: {key} = {capacity:g}" if capacity is not None
                  else "; no load met the SLO criterion")
     if points:
+        labels = [f"{key} {p[key]:g}" for p in points]  # each point named by its load
+        invalid = frozenset(i for i, p in enumerate(points) if p.get("result") == "INVALID")
         lat = [Series(f"{m} p99", [(p["requests_per_s"], p[f"{m}_p99_ms"] or 0.0)
-                                   for p in points]) for m in ("request", "ttft")]
+                                   for p in points],
+                      labels=labels if m == "request" else None, hollow=invalid)
+               for m in ("request", "ttft")]
         if knee:  # drawn: the knee's own marker on the request-latency curve
             k = points[knee["index"]]
             lat.append(Series(f"knee ({key} {knee[key]:g})",
@@ -57,11 +65,15 @@ def render_sweep(sweep: dict[str, Any]) -> str:
         curve = line_chart(lat, label="throughput vs latency", x_label="requests/s",
                            y_label="ms", markers=True, hlines=[v for _, v in slo_lines],
                            width=WIDE)
-        good = line_chart([Series("goodput", [(p[key], p["goodput_sessions_per_s"])
-                                              for p in points]),
-                           Series("sessions/s", [(p[key], p["sessions_per_s"]) for p in points])],
+        # goodput drawn last, over sessions/s: where every session met the SLOs they coincide
+        good = line_chart([Series("sessions/s", [(p[key], p["sessions_per_s"]) for p in points],
+                                  hollow=invalid),
+                           Series("goodput", [(p[key], p["goodput_sessions_per_s"])
+                                              for p in points], hollow=invalid)],
                           label="goodput", x_label=key, y_label="sessions/s", markers=True,
                           width=WIDE)
+        if invalid:
+            note += f"; open markers: INVALID runs ({len(invalid)} of {len(points)})"
     else:
         curve = good = no_data()
     rows = [[_link(p), p["result"], p["requests_per_s"], p["output_tokens_per_s"],
@@ -70,7 +82,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
              " ".join(filter(None, ("knee" if knee and i == knee["index"] else "",
                                     "capacity" if capacity is not None and p[key] == capacity
                                     else "", "SHORT: " + p["short"] if p.get("short")
-                                    else "")))]
+                                    else "", "interrupted" if p.get("interrupted") else "")))]
             for i, p in enumerate(points)]
     body = _agentx_view(key, points)
     body += (section("sweep-curve", "Throughput vs latency",
@@ -93,8 +105,17 @@ def render_sweep(sweep: dict[str, Any]) -> str:
             "plot-search-fraction", "sessions meeting every SLO / sessions, per load probed",
             line_chart(series, label="goodput fraction", x_label=key, y_label="fraction",
                        markers=True, width=WIDE)), "wide") + body
-    head = f'<p class="headline" id="sweep-headline"><b>{esc(_headline(sweep))}</b></p>'
+    head = (f'<p class="headline" id="sweep-headline"><b>{esc(_headline(sweep))}</b></p>'
+            f'<p class="note" id="sweep-where">{esc(_where(points))}</p>')
     return page(f"agentic-bench {title.lower()}", f"<h1>{esc(title)}</h1>{head}{body}")
+
+
+def _where(points: list[dict[str, Any]]) -> str:
+    """Endpoint, model and date of the sweep (its first point's run)."""
+    first = points[0] if points else {}
+    date = str(first.get("started_at") or "")[:19].replace("T", " ")
+    return (f"endpoint {first.get('endpoint') or '-'} · model {first.get('model') or '-'} · "
+            f"started {date + ' UTC' if date else '-'} · {len(points)} point(s)")
 
 
 def _slo_lines(sweep: dict[str, Any]) -> list[tuple[str, float]]:

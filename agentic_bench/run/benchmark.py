@@ -30,6 +30,7 @@ from agentic_bench.records.stream import RecordWriter
 from agentic_bench.records.types import RECORD_VERSION
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.run.folder import announce_resume, claim_out, default_out, resumed_state
+from agentic_bench.run.open_files import warn_if_short
 from agentic_bench.run.plan import Run
 from agentic_bench.run.segments import planned_sessions, run_segment, stream_count
 from agentic_bench.run.summary import RunFacts, write_outputs
@@ -60,6 +61,7 @@ async def _run(workload: Workload, options: CommonOptions,
     slos = {**workload.default_slos, **options.slos}
     claim_out(out, resume=options.resume is not None, overwrite=options.overwrite)
     streams = stream_count(workload, options, lanes)
+    warn_if_short(streams)  # the soft open-file limit raised before any connection opens
     async with open_endpoint(options.endpoint, options.model, api_key, max_connections=0,
                              request_timeout_s=options.request_timeout,
                              warm_connections=min(streams, 256),
@@ -96,7 +98,7 @@ async def _run(workload: Workload, options: CommonOptions,
             tally.add(record)
         planned = planned_sessions(workload, run)
         progress = Progress(total=None if planned is None else planned - len(resumed.done),
-                            quiet=options.quiet)
+                            quiet=options.quiet, duration_s=options.duration)
         if run.resume and not options.quiet:
             announce_resume(out, len(resumed.done), planned)
 
@@ -111,13 +113,17 @@ async def _run(workload: Workload, options: CommonOptions,
                 gc_policy.settle()
 
         started = time.time()
-        t0 = perf_counter_ns()
+        # a resumed run's clock goes on where the earlier segments ended: one time axis, so
+        # load, peaks and time charts never lay the segments over each other
+        offset_ns = resumed.previous_end_ns
+        t0 = perf_counter_ns() - offset_ns
         rerun = run.command_line
         sink({"type": "run", "record_version": RECORD_VERSION, "benchmark": workload.name,
               "started_at": started,
               "config": run.public(), "options": run.shown,
               **({"command_line": rerun} if rerun else {}),
               **({"trace_key": trace_key} if trace_key else {}),
+              **({"clock_offset_ns": offset_ns} if offset_ns else {}),
               "workload": identity,
               "endpoint": {"url": endpoint.url, "kind": endpoint.kind,
                            "model": endpoint.model}})

@@ -1,5 +1,8 @@
 """What a command does with its validated options: run once, or once per sweep or search
-point, print the result and return the exit code (0 VALID, 3 INVALID).
+point, print the result and return the exit code (0 VALID, 3 INVALID). A sweep or search that
+an interrupt stopped (run/sweep.py) says so in one line, and exits as its interrupted point
+would alone: 3 (an interrupted run's INVALID), or 130 (Ctrl-C's, cli/errors.py) when the
+point wrote no summary or the signal came between points.
 
 The commands (``run``, ``replay``) parse and validate their options once and hand them here;
 each sweep or search point runs under its own copy of them
@@ -30,6 +33,8 @@ def execute(workload: Workload, options: CommonOptions, command: str | None = No
 
         key, values = options.sweep.key, options.sweep.values
         sweep = run_sweep(workload, options, options.sweep, command)
+        if sweep.get("interrupted"):
+            return interrupted(sweep["interrupted"])
         if not options.quiet:
             knee = sweep["knee"]
             print(f"sweep: {len(values)} points, knee "
@@ -47,12 +52,23 @@ def _search(workload: Workload, options: CommonOptions, command: str | None) -> 
     spec = options.search_spec
     assert spec is not None
     result = run_search(workload, options, spec, command)
+    if result.get("interrupted"):
+        return interrupted(result["interrupted"])
     if not options.quiet:
         cap = result["capacity"]
         print(f"capacity: {result['key']}={'-' if cap is None else format(cap, 'g')} "
               f"({result['capacity_note']}; {len(result['points'])} runs); "
               f"{result['out_dir']}/search.json")
     return 0 if result["capacity"] is not None else 3
+
+
+def interrupted(stop: dict[str, Any]) -> int:
+    """Say where an interrupt stopped a sweep or search (on stderr, even with ``--quiet``, as
+    the interrupt's own lines); the exit code (module doc)."""
+    import sys
+
+    print(stop["note"], file=sys.stderr, flush=True)
+    return 3 if stop["summary_written"] else 130
 
 
 def finish(summary: dict[str, Any], quiet: bool) -> int:

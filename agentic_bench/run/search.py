@@ -16,6 +16,10 @@ The result (``capacity``: the largest passing load probed; None when LO fails), 
 every probed point in probe order (with its fraction, decision and run directory) and the
 curve go to ``search.json`` and ``sweep.html`` (the points as a sweep) in the output folder.
 The decision logic (:func:`bisect_capacity`) is pure, tested on its own.
+
+SIGINT/SIGTERM stop the search as they stop a sweep (run/sweep.py): the probe running ends as an
+interrupted run, no further one starts, and ``search.json`` (``interrupted``; ``capacity`` None:
+the search did not finish) covers the probes run; ``--resume DIR`` goes on from there.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.options.load import SearchSpec
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentic_bench.contracts import Workload
     from agentic_bench.options.common import CommonOptions
 
@@ -76,13 +82,11 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
     """Probe loads as the module says, each point under its own options (as a sweep's:
     :func:`~agentic_bench.run.sweep.point_options`). A point that did not reach its load
     never passes."""
-    from agentic_bench.metrics.sweep import sweep_point, sweep_summary
+    from agentic_bench.metrics.sweep import sweep_point
     from agentic_bench.options.files import write_run_config
     from agentic_bench.options.schema import public_options
-    from agentic_bench.reporting.sweep_html import write_sweep_html
-    from agentic_bench.run.benchmark import run_workload
     from agentic_bench.run.folder import default_out
-    from agentic_bench.run.sweep import point_options
+    from agentic_bench.run.sweep import PointRunner
 
     slos = {**workload.default_slos, **options.slos}
     if not any(k in slos for k in LATENCY_SLOS):
@@ -92,20 +96,28 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
     base.mkdir(parents=True, exist_ok=True)
     write_run_config(base, command or workload.name, public_options(options), sweep_folder=True)
     probed: list[dict[str, Any]] = []
+    runner = PointRunner(workload, options, command)
+    last: list[float] = []
 
     def meets(value: float) -> bool:
         fractions = []
         short = False
         for r in range(spec.repeats):
+            if runner.stopped:
+                raise _Stopped
             name = f"{spec.key}-{value:g}" + (f"-r{r + 1}" if spec.repeats > 1 else "")
-            summary = run_workload(
-                workload, point_options(workload, options, spec.key, value, base / name),
-                command)
+            last[:] = [value]
+            summary = runner.run(spec.key, value, base / name)
+            if summary is None:
+                raise _Stopped
             fraction = goodput_fraction(summary)
             fractions.append(fraction)
             point = sweep_point(spec.key, value, summary)
             short = short or bool(point.get("short"))
-            probed.append({**point, "repeat": r + 1, "goodput_fraction": fraction})
+            probed.append({**point, "repeat": r + 1, "goodput_fraction": fraction,
+                           **({"interrupted": True} if runner.cut is not None else {})})
+            if runner.stopped:
+                raise _Stopped
         decided = statistics.median(fractions) >= spec.fraction and not short
         for p in probed[-spec.repeats:]:
             p["meets"] = decided
@@ -117,7 +129,28 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
                   flush=True)
         return decided
 
-    capacity = bisect_capacity(spec, meets)
+    stop: dict[str, Any] | None = None
+    with runner:
+        try:
+            capacity = bisect_capacity(spec, meets)
+        except _Stopped:
+            capacity = None
+            stop = runner.stop("search", spec.key, None, base, last[0] if last else None)
+        result = _write(base, spec, slos, capacity, probed, stop)
+    return {**result, "out_dir": str(base)}
+
+
+class _Stopped(Exception):
+    """An interrupt stopped the search (run/sweep.py :class:`PointRunner`)."""
+
+
+def _write(base: Path, spec: SearchSpec, slos: dict[str, float], capacity: float | None,
+           probed: list[dict[str, Any]], stop: dict[str, Any] | None) -> dict[str, Any]:
+    """``search.json`` and ``sweep.html`` (the module doc); ``stop``: where an interrupt
+    stopped the search (no capacity then: it did not finish)."""
+    from agentic_bench.metrics.sweep import sweep_summary
+    from agentic_bench.reporting.sweep_html import write_sweep_html
+
     curve = sorted({p[spec.key]: p for p in probed}.values(), key=lambda p: p[spec.key])
     result = {
         "schema": "agentic-bench/search", "version": 1, "key": spec.key,
@@ -125,15 +158,17 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
                       "rule": "median goodput fraction over repeats >= the fraction"},
         "range": [spec.lo, spec.hi], "resolution": spec.step, "repeats": spec.repeats,
         "capacity": capacity,
-        "capacity_note": ("below the range: LO fails" if capacity is None else
+        "capacity_note": ("interrupted: the search did not finish" if stop is not None else
+                          "below the range: LO fails" if capacity is None else
                           "at or above the range: HI passes" if capacity >= spec.hi else
                           "largest passing load probed"),
         "points": probed,
+        **({"interrupted": stop} if stop is not None else {}),
     }
     (base / "search.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     write_sweep_html(base, {**sweep_summary(spec.key, curve), "capacity": capacity,
-                            "criterion": result["criterion"]})
-    result["out_dir"] = str(base)
+                            "criterion": result["criterion"],
+                            **({"interrupted": stop} if stop is not None else {})})
     return result
 
 

@@ -186,12 +186,23 @@ async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for c
     raise AssertionError
 
 
+_HITS = [0]  # SIGINT/SIGTERM taken by a segment's handlers in this process (sweeps read it)
+_BEFORE: dict[int, Any] = {}  # the handlers a segment's replaced, put back when it ends
+
+
+def interrupts() -> int:
+    """How many SIGINT/SIGTERM the segments' handlers have taken in this process: a sweep or
+    search stops after a point whose segment took one (run/sweep.py)."""
+    return _HITS[0]
+
+
 def _install_signals(stop: asyncio.Event, cancel: Callable[[], None] | None) -> None:
     loop = asyncio.get_running_loop()
     hits = {"n": 0}
 
     def handler() -> None:
         hits["n"] += 1
+        _HITS[0] += 1
         if hits["n"] == 1:
             print("\nstopping: no new sessions; finishing in-flight ones "
                   "(Ctrl-C again to cancel them)", file=sys.stderr)
@@ -200,10 +211,16 @@ def _install_signals(stop: asyncio.Event, cancel: Callable[[], None] | None) -> 
             cancel()  # no grace left; the validated options stay as they were
 
     for sig in (signal.SIGINT, signal.SIGTERM):
+        _BEFORE[sig] = signal.getsignal(sig)
         loop.add_signal_handler(sig, handler)
 
 
 def _remove_signals() -> None:
+    """The loop's handlers off, and the ones before them back (asyncio would leave the
+    defaults: a SIGTERM while a sweep writes a point's summary would end the process)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.remove_signal_handler(sig)
+        before = _BEFORE.pop(sig, None)
+        if before is not None:
+            signal.signal(sig, before)

@@ -115,6 +115,23 @@ def _server_metrics(out: Path) -> dict[str, Any] | None:
         return {"error": f"not digested: {reason}"}
 
 
+def _intervals(out: Path, summary: dict[str, Any], slos: dict[str, float],
+               records: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The headline figures' 95 % intervals (metrics/intervals.py), from the kept records or
+    read back from records.jsonl; like the server metrics' digest, a failure here is a line in
+    the summary and a warning, never the run's results."""
+    from agentic_bench.metrics.intervals import intervals
+    from agentic_bench.records.stream import iter_records
+
+    try:
+        source = records if records is not None else iter_records(out / "records.jsonl")
+        return intervals(source, summary, slos)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"[:300]
+        print(f"warning: confidence intervals not computed ({reason})", file=sys.stderr)
+        return {"error": f"not computed: {reason}"}
+
+
 def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]] | None,
                   used_j: dict[str, float], probe: EnergyProbe) -> dict[str, Any]:
     """Write ``summary.json``/``summary.txt``, the workload's artifacts and the reports; return
@@ -129,6 +146,7 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
                                      summary.get("counts") or {})
     if (fidelity := summary_fidelity(workload.info, workload.source, out / "records.jsonl")):
         summary["fidelity"] = fidelity  # an imported trace's replay: planned vs sent
+    summary["intervals"] = _intervals(out, summary, facts.slos, records)
     write_summary(out, summary)
     if workload.write_artifacts is not None:
         try:

@@ -86,7 +86,7 @@ def report(root: Path) -> Report:
 def _load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, not UTF-8 or nested too deeply
         return {}
     return data if isinstance(data, dict) else {}
 

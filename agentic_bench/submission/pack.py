@@ -58,13 +58,42 @@ class Packed:
 def pack(run_dirs: Sequence[Path], *, submitter: str, system: str, division: str,
          out: Path) -> Packed:
     """Lay out ``run_dirs`` under ``out``; a :class:`UsageError` for bad input (nothing is
-    written then)."""
+    written then) and for an ``out`` that cannot hold a submission (a file, a folder that cannot
+    be created or written)."""
     _check_names(submitter=submitter, system=system, division=division)
     if not run_dirs:
         raise UsageError("submission pack: give at least one run folder")
     runs = [read_run(Path(p)) for p in run_dirs]
     _check_combination(runs, system)
     root = Path(out) / division / submitter
+    _make_root(Path(out), root)
+    try:
+        return _write(runs, root, submitter=submitter, system=system, division=division)
+    except (NotADirectoryError, IsADirectoryError, FileExistsError, PermissionError) as exc:
+        # a file where a folder goes (or no right to write): the input's fault, not a bug
+        raise UsageError(f"--out {out}: cannot write {exc.filename} ({exc.strerror}); expected "
+                         "a submission folder that can be written") from None
+
+
+def _make_root(out: Path, root: Path) -> None:
+    """Create ``<out>/<division>/<submitter>``, or say why ``--out`` cannot hold it."""
+    expected = ("expected a submission folder (created when missing, added to when it "
+                "exists)")
+    for folder in (root, root.parent, out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                what = "a file" if folder.is_file() else "not a folder"
+                raise UsageError(f"--out {out}: {folder} is {what}; {expected}")
+            break
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create {root} ({exc.strerror}); "
+                         f"{expected}") from None
+
+
+def _write(runs: list[RunFolder], root: Path, *, submitter: str, system: str,
+           division: str) -> Packed:
     packed = Packed(root)
     by_benchmark: dict[str, list[RunFolder]] = {}
     for run in runs:

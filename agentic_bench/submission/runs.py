@@ -77,8 +77,17 @@ def read_run(path: Path) -> RunFolder:
         summary = json.loads(summary_file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise UsageError(f"{summary_file}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except OSError as exc:
+        raise UsageError(f"{summary_file}: cannot read it ({exc.strerror})") from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else "not UTF-8 text"
+        raise UsageError(f"{summary_file}: not JSON ({why}); expected the summary.json "
+                         "`agentic-bench run` writes") from None
+    if not isinstance(summary, dict):
+        raise UsageError(f"{summary_file}: expected a JSON object (the summary `agentic-bench "
+                         f"run` writes), got {_kind(summary)}")
     name = summary.get("benchmark")
-    if name not in BENCHMARKS:
+    if not isinstance(name, str) or name not in BENCHMARKS:
         raise UsageError(f"{path}: benchmark {name!r} has no MLPerf submission layout "
                          f"(expected one of {', '.join(BENCHMARKS)})")
     run = RunFolder(path, BENCHMARKS[name], summary)
@@ -88,6 +97,9 @@ def read_run(path: Path) -> RunFolder:
 
 def _loadgen_parts(run: RunFolder) -> dict[str, Path]:
     lg = run.summary.get("loadgen")
+    if lg and not isinstance(lg, dict):
+        raise UsageError(f"{run.path / 'summary.json'}: loadgen: expected an object, got "
+                         f"{_kind(lg)}")
     if not lg:
         raise UsageError(f"{run.path}: not a LoadGen run (no loadgen block in summary.json); "
                          f"run `agentic-bench {run.benchmark.command}` (LoadGen installed: pip "
@@ -120,3 +132,11 @@ def _edge_parts(run: RunFolder) -> dict[str, Path]:
         raise UsageError(f"{run.path}: config.yaml missing (the endpoints-schema configuration "
                          "`run agentic-edge` writes beside its results)")
     return found
+
+
+def _kind(value: Any) -> str:
+    """A JSON value as a message names what it got: ``a list``, ``a string``, ``3``, ``null``."""
+    for kind, name in ((list, "a list"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return json.dumps(value)  # a number, true, false or null

@@ -8,6 +8,8 @@ remembers only each session's byte offset, so replays can cycle through a trace 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +67,37 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def json_loads(text: str | bytes | bytearray) -> Any:
+    """``json.loads``, except that a document nested deeper than the parser can follow raises
+    :class:`json.JSONDecodeError` (which every trace reader already reports at ``file:line``)
+    instead of :class:`RecursionError`."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise too_deep(text) from None
+
+
+def too_deep(text: str | bytes | bytearray) -> json.JSONDecodeError:
+    """The :class:`json.JSONDecodeError` for JSON nested too deeply, placed where it first gets
+    deeper than the parser's limit (about the recursion limit: one level per array or object)."""
+    doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+    limit = sys.getrecursionlimit()
+    depth = deepest = pos = 0
+    for match in _NESTING.finditer(doc):  # one pass; strings skipped whole
+        if match.group() in "[{":
+            depth += 1
+            if depth > deepest and deepest < limit:  # where it first gets too deep
+                deepest, pos = depth, match.start()
+            deepest = max(deepest, depth)
+        elif match.group() in "]}":
+            depth -= 1
+    return json.JSONDecodeError(f"nested {deepest} levels deep (arrays/objects), deeper than "
+                                f"the parser allows (expected at most about {limit})", doc, pos)
+
+
 def malformed_json_message(exc: json.JSONDecodeError) -> str:
     """Say where a line's JSON breaks, by the column of that line (1-based, characters).
 
@@ -91,7 +124,7 @@ def parse_line(raw: RawLine, path: str) -> tuple[Session | None, list[TraceProbl
     if not text.strip():
         return None, []
     try:
-        obj = json.loads(text.rstrip("\r\n"))
+        obj = json_loads(text.rstrip("\r\n"))
     except json.JSONDecodeError as exc:
         return None, problem("", malformed_json_message(exc))
     if not isinstance(obj, dict):

@@ -53,12 +53,12 @@ the body (transforms.py:142-145); the MLPerf dataset has none, so they are rejec
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentic_bench.trace.importers.common import fail, iter_jsonl
+from agentic_bench.trace.jsonl import json_loads
 
 CLIENT_ROLES = ("user", "tool")
 NEXT_ROLE = {"start": ("user",), "user": ("assistant",), "assistant": ("tool", "user"),
@@ -111,7 +111,7 @@ def looks_like_mlcommons_agentic(path: Path | str, max_rows: int = 3) -> bool:
             for raw in fh:
                 if not raw.strip():
                     continue
-                row = json.loads(raw)
+                row = json_loads(raw)
                 if not isinstance(row, dict) or "schema_version" in row:
                     return False
                 if row.get("_type") != "dataset_metadata":

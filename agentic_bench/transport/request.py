@@ -30,7 +30,9 @@ class RequestContext:
     ``tool_deltas``: how the reply's streamed tool-call deltas are merged — ``openai`` (a name
     sent in pieces is joined; a delta without ``index`` takes its position) or ``mlperf``
     (mlcommons/endpoints ea332753 core/types.py merge_tool_calls 87-110: a later name
-    overwrites, a missing index is 0; Agentic Edge's MLPerf phases). ``header_lines`` is
+    overwrites, a missing index is 0; Agentic Edge's MLPerf phases — which also drops an
+    error event inside an HTTP 200 stream, the request completing with what arrived:
+    tasks/agentic_edge/stream_errors.py). ``header_lines`` is
     ``headers`` as HTTP/1.1 header lines, rendered once here so the raw client adds no
     per-request formatting.
     """

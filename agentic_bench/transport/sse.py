@@ -3,6 +3,15 @@
 The hot loop in the client only appends ``(perf_counter_ns, bytes)`` pairs; all parsing
 happens here, after the stream ends, so JSON decoding never delays a timestamp. An event
 that spans two network chunks is dated by the chunk that completes it.
+
+An error event inside a 200 stream (``data: {"error": ...}``, no ``choices``) fails the request
+(``http_status``, or ``context_overflow`` by its message) — except under the ``mlperf`` rule
+(the Agentic Edge MLPerf phases, ``RequestContext.tool_deltas``): mlcommons/endpoints ea332753
+keeps only the ``data:`` frames that decode to a message with choices
+(``endpoint_client/adapter_protocol.py`` 47, 128-135; ``openai/types.py`` 69-74;
+``openai/openai_msgspec_adapter.py`` 125-130), so the frame is dropped and the request completes
+with what arrived. The result stays ``ok`` and its ``error`` keeps the dropped frame's text
+(:data:`STREAM_ERROR` first; :func:`dropped_stream_error` reads it back).
 """
 
 from __future__ import annotations
@@ -23,6 +32,21 @@ except ImportError:  # pragma: no cover
 
 
 _DATA_LINE = re.compile(rb"^data:(.*)", re.MULTILINE)
+STREAM_ERROR = "error event in stream"
+_DROPPED = f"{STREAM_ERROR} (dropped, as MLPerf drops a frame without choices)"
+
+
+def dropped_note(message: str) -> str:
+    """What an ``ok`` result's ``error`` says when the ``mlperf`` rule dropped an error frame."""
+    return f"{_DROPPED}: {message}"
+
+
+def dropped_stream_error(result: ChatResult) -> str | None:
+    """The text of the error frame the ``mlperf`` rule dropped from this completed stream; None
+    when it dropped none (or the request failed)."""
+    if result.status == "ok" and result.error and result.error.startswith(_DROPPED):
+        return result.error
+    return None
 
 
 def _events(chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
@@ -142,8 +166,12 @@ def cached_prompt_tokens(usage: Any, timings: Any) -> int | None:
 def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
                     tool_deltas: ToolDeltaRule = "openai") -> ChatResult:
     """Fill ``result`` from the timed chunks; mark it malformed/disconnected when needed.
-    ``tool_deltas``: how streamed tool-call deltas merge (:class:`~.request.RequestContext`)."""
+    ``tool_deltas``: how streamed tool-call deltas merge (:class:`~.request.RequestContext`);
+    ``mlperf`` also drops an error event instead of failing on it (the module docstring): a
+    stream that ends after it without a ``finish_reason`` is then not ``incomplete`` (the error
+    ended it), and one that ends without ``[DONE]`` is still a ``disconnect``."""
     mlperf = tool_deltas == "mlperf"
+    dropped: str | None = None  # the first error frame the mlperf rule dropped
     result.chunks = len(chunks)
     content: list[str] = []
     reasoning: list[str] = []
@@ -173,7 +201,10 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
         choices = event.get("choices")
         if not choices and "error" in event:
             message = str(event["error"])[:300]
-            result.fail(http_error_type(message), f"error event in stream: {message}")
+            if mlperf:  # a frame without choices: dropped, the stream goes on
+                dropped = dropped or message
+                continue
+            result.fail(http_error_type(message), f"{STREAM_ERROR}: {message}")
             break
         if not model:
             model = event.get("model")
@@ -211,9 +242,13 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     result.tool_calls = [calls[i] for i in sorted(calls)]
     if result.token_times_ns:
         result.t_first_token_ns = result.token_times_ns[0]
+    if dropped is not None and result.status == "ok":
+        result.error = dropped_note(dropped)
     if result.status == "ok" and not done:
-        result.fail("disconnect", f"stream ended without [DONE] after {len(chunks)} chunks")
-    elif result.status == "ok" and result.finish_reason is None:
+        after = "" if dropped is None else f" (after a dropped {STREAM_ERROR}: {dropped})"
+        result.fail("disconnect",
+                    f"stream ended without [DONE] after {len(chunks)} chunks{after}")
+    elif result.status == "ok" and result.finish_reason is None and dropped is None:
         got = len(result.token_times_ns)
         result.fail("incomplete", f"stream ended with [DONE] but no finish_reason after {got} "
                     "tokens (the server cut the reply short)")

@@ -78,9 +78,11 @@ def auth_headers(endpoint: EndpointURL, api_key: str | None,
 
 # query parameters whose values are credentials (compared lower-case, "-" read as "_"); a
 # superset of the reference's rule (mlcommons/endpoints config/schema.py 1470-1499)
+# (an OAuth ``code``, AWS SigV4's ``X-Amz-Signature`` and ``X-Amz-Credential``, ``pwd``)
 SECRET_QUERY_KEYS = re.compile(
-    r"^(api_?key|key|access_token|auth|authorization|auth_token|token|password|sig|signature)$"
-    r"|(_key|_token|_password)$|secret")
+    r"^(api_?key|key|access_token|auth|authorization|auth_token|token|password|passwd|pwd|pass"
+    r"|sig|signature|code|credential|session)$"
+    r"|(_key|_token|_password|_signature|_credential)$|secret")
 
 
 def redact_url(url: str, marker: str = "***") -> str:

@@ -189,6 +189,13 @@ def test_resume_completes_an_interrupted_run(sim_factory, trace_factory, cli,
     ids = [r["session_id"] for r in recs if r["type"] == "session"]
     assert len(ids) == len(set(ids)) == 40
     assert (out / "records.before-resume-1.jsonl").exists()
+    # #42.4: the resumed segment's clock goes on where the first ended — one time axis, so the
+    # load reached is never both segments laid over each other (was "max 8 of 4 named")
+    assert s["load"]["sessions_in_flight"]["max"] <= 4
+    second = [i for i, r in enumerate(recs) if r["type"] == "run"][1]
+    offset = recs[second]["clock_offset_ns"]
+    assert offset >= max(r["t_end_ns"] for r in recs[:second] if "t_end_ns" in r)
+    assert all(r["t_scheduled_ns"] >= offset for r in recs[second:] if r["type"] == "session")
     segments = [r for r in recs if r["type"] == "segment"]
     assert len(segments) == 2 and all(sum(r["host_cpu_ticks"].values()) > 0 for r in segments)
     host = s["host_cpu"]  # /proc/stat ticks of both segments, added up

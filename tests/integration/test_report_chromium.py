@@ -234,6 +234,9 @@ def test_report_renders_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
     assert report_command("report", str(out)) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"]["errors"] > 0  # the errors plot has bars
+    # #44: the page the browser renders carries the figures' 95 % intervals
+    assert summary["intervals"]["latency_ms"]["ttft"]["p99"]
+    assert 'id="table-intervals"' in (out / "report.html").read_text()
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     acc_dir = tmp_path / "with-accuracy"
     write_report(acc_dir, {**summary, "accuracy": ACCURACY}, records)

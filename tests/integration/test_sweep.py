@@ -114,3 +114,13 @@ def test_a_search_over_a_short_trace_finds_the_true_capacity(sim_factory, cli,
     result = json.loads((out / "search.json").read_text())
     assert result["capacity"] == 5, [(p["concurrency"], p["meets"]) for p in result["points"]]
     assert all(p["in_flight_max"] == p["concurrency"] for p in result["points"])
+
+
+def test_a_sweep_says_which_point_runs(sim_factory, trace_factory, cli, tmp_path: Path) -> None:
+    """#42 (smaller items): a sweep never said which point was running."""
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "4")
+    res = cli("replay", str(trace_factory(4)), "--endpoint", sim.url, "--scenario",
+              "concurrency", "--sweep", "concurrency=1,2", "--out", str(tmp_path / "sw"))
+    assert res.returncode == 0, res.stderr
+    assert f"point 1/2: concurrency=1 -> {tmp_path / 'sw' / 'concurrency-1'}" in res.stderr
+    assert "point 2/2: concurrency=2" in res.stderr

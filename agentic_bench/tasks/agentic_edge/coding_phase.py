@@ -19,8 +19,12 @@ count as issued with no output and score 0 (``_abort_remaining_turns`` 572-597).
 after the server answered 200 (no ``[DONE]``, no ``finish_reason``, a malformed frame) is no
 error there: the reply is what arrived (``endpoint_client/worker.py`` 405-407 and the stream
 reader), so here such a reply is scored from what arrived and the conversation goes on — our
-request record still says how the stream ended. A run stopped (interrupted) records nothing for
-the turns it did not issue (``session.py`` 319-342, 336-340; 587-588).
+request record still says how the stream ended. An error event inside the 200 stream (a context
+overflow the server could only send there) is dropped like any frame without choices
+(``adapter_protocol.py`` 47, ``openai_msgspec_adapter.py`` 125-130): the request completes with
+what arrived (its step record ``ok``, with ``stream_error``), the turn is observed and scored
+from it (IoU 0 when nothing arrived), and the conversation goes on. A run stopped (interrupted)
+records nothing for the turns it did not issue (``session.py`` 319-342, 336-340; 587-588).
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_turn, summarize
+from agentic_bench.tasks.agentic_edge.stream_errors import noting_stream_errors
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
+from agentic_bench.transport.sse import dropped_stream_error
 
 TURN_TIMEOUT_S = 600.0
 CATEGORY = "mlcommons-coding"
@@ -67,14 +73,16 @@ def recorded_row(row: ClientRow) -> dict[str, Any] | None:
 
 
 def _score_record(ticket: SessionTicket, row: ClientRow, *, issued: bool, answered: bool,
-                  score: float | None, reason: str | None = None) -> dict[str, Any]:
+                  score: float | None, reason: str | None = None,
+                  stream_error: str | None = None) -> dict[str, Any]:
     recorded = recorded_row(row)
     return {"type": "inline_score", "phase": "performance", "session_id": ticket.session_id,
             "conversation_id": row.conversation_id, "mlperf_turn": row.turn,
             "row_role": row.role, "issued": issued, "answered": answered,
             "scorable": recorded is not None and has_ground_truth(recorded, row.conversation_id),
             "paired": recorded is not None, "score": score,
-            **({"reason": reason} if reason else {})}
+            **({"reason": reason} if reason else {}),
+            **({"stream_error": stream_error} if stream_error else {})}
 
 
 async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation: Conversation,
@@ -83,9 +91,9 @@ async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation
     """Issue every client row of one conversation in order; score each reply inline.
     ``tool_delays``: wait a tool row's recorded ``delay_seconds`` before issuing it (MLPerf's
     ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage."""
-    turn_ctx = ExecContext(ctx.transport, ctx.sink, ctx.t0_ns,
-                           replace(ctx.options, request_timeout_s=turn_timeout_s),
-                           transport_kind=ctx.transport_kind)
+    turn_ctx = noting_stream_errors(ExecContext(
+        ctx.transport, ctx.sink, ctx.t0_ns, replace(ctx.options, request_timeout_s=turn_timeout_s),
+        transport_kind=ctx.transport_kind))
     # MLPerf's tool-call delta merge for every request of the conversation
     ticket = replace(ticket, request_context=replace(ticket.request_context,
                                                      tool_deltas="mlperf"))
@@ -135,7 +143,8 @@ async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: Session
             score = score_turn(recorded, result.tool_calls, result.content, result.reasoning,
                                conversation_id=row.conversation_id)
         ctx.sink(_score_record(ticket, row, issued=True, answered=arrived, score=score,
-                               reason=None if result.ok else result.error_type))
+                               reason=None if result.ok else result.error_type,
+                               stream_error=dropped_stream_error(result)))
     if user_turn >= 0:
         rec.end_turn(user_turn)
     users = max(1, user_turn + 1)
@@ -168,6 +177,8 @@ def inline_accuracy(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     out["errors_by_type"] = _count(  # the requests that failed (aborted turns sent none)
         r.get("reason") for r in latest.values() if r["issued"] and not r["answered"]
         and not str(r.get("reason", "")).startswith("prior turn"))
+    # completed requests whose 200 stream carried an error event (dropped, as MLPerf does)
+    out["stream_errors"] = sum(1 for r in latest.values() if r.get("stream_error"))
     return out
 
 

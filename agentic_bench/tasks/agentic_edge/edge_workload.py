@@ -9,7 +9,7 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_session
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
 from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
-from agentic_bench.tasks.agentic_edge.mlperf_config import mlperf_block
+from agentic_bench.tasks.agentic_edge.mlperf_config import file_sha256, mlperf_block
 from agentic_bench.tasks.agentic_edge.options import QUICK_PERF_SESSIONS, AgenticEdgeOptions
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
@@ -79,7 +79,8 @@ def _performance_sessions(args: Any, items: EdgeItems,
         info["performance_sessions"] = len(chosen)
         info["performance_requests"] = sum(len(c.rows) for c in chosen)
         info["performance_file"] = {"conversations": len(conversations),
-                                    "requests": sum(len(c.rows) for c in conversations)}
+                                    "requests": sum(len(c.rows) for c in conversations),
+                                    "sha256": file_sha256(args.perf_trace)}
         info["turn_timeout_s"] = items.coding.turn_timeout_s
         items.coding.tool_delays = bool(getattr(args, "tool_delays", False))
         if items.coding.tool_delays:
@@ -129,7 +130,8 @@ def build_workload(args: AgenticEdgeOptions) -> Workload:
         bfcl = bfcl_version()
     info["mlperf"] = mlperf_block(
         args, mlcommons_trace=mlcommons, bfcl=bfcl,
-        perf_file=(perf_file["conversations"], perf_file["requests"]) if perf_file else None)
+        perf_file=(perf_file["conversations"], perf_file["requests"]) if perf_file else None,
+        perf_sha256=perf_file["sha256"] if perf_file else None)
     gated = bool(planned)
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -24,9 +24,11 @@ from agentic_bench.tasks.agentic_edge.data import BfclSample
 from agentic_bench.tasks.agentic_edge.multi_turn import MultiTurnSample
 from agentic_bench.tasks.agentic_edge.reference_scoring import score_reply, scoring_text
 from agentic_bench.tasks.agentic_edge.scoring import Verdict, score_single
+from agentic_bench.tasks.agentic_edge.stream_errors import noting_stream_errors
 from agentic_bench.tasks.agentic_edge.tool_modes import build_request, parse_reply
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.transport.result import ChatResult
+from agentic_bench.transport.sse import dropped_stream_error
 
 MAX_STEPS_PER_TURN = 25
 # json-schema / prompt single-turn and our recorded trajectories (not MLPerf): BFCL answers
@@ -101,9 +103,10 @@ def _verdict(sample: BfclSample, mode: str, result: ChatResult) -> tuple[Verdict
 
 async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample,
                      mode: str) -> SessionOutcome:
-    if mode == "native":  # MLPerf's tool-call delta merge for this session's requests
+    if mode == "native":  # MLPerf's stream rules (tool-call deltas, error events) per request
         ticket = replace(ticket, request_context=replace(ticket.request_context,
                                                          tool_deltas="mlperf"))
+        ctx = noting_stream_errors(ctx)
     rec = SessionRecorder(ctx, ticket)
     body = build_request(sample, mode)  # type: ignore[arg-type]
     body.setdefault("temperature", 0)
@@ -117,7 +120,9 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
     # (bfcl_v4_scorer.py 131-147: "" → passes irrelevance, fails every AST subset) and counted
     # among the completed samples the 995 gate reads (335). Only a request the harness
     # cancelled (an interrupt) stays not completed: the reference never completes those either.
-    # a stream cut after the 200 is no failure there: the reply is what arrived
+    # a stream cut after the 200 is no failure there: the reply is what arrived; an error event
+    # in the 200 stream is dropped there (adapter_protocol.py 47, openai_msgspec_adapter.py
+    # 125-130): the request is ok here, with what arrived before (and after) the event
     arrived = result.ok or (mode == "native" and result.error_type in STREAM_CUT)
     failed_native = mode == "native" and result.status == "error" and not arrived
     completed = arrived or failed_native
@@ -135,10 +140,15 @@ async def run_single(ctx: ExecContext, ticket: SessionTicket, sample: BfclSample
               "answered": arrived, "completed": completed,
               "bfcl_error": None if verdict is None else verdict.error,
               "tool_mode": mode, "answer_excerpt": result.content[:ANSWER_EXCERPT] or None,
-              **shown})
+              **shown, **_stream_error(result)})
     rec.end_turn(0)
     status = rec.end_session(1)
     return SessionOutcome(ticket.session_id, status, 1, rec.turns_ok, rec.requests, rec.errors)
+
+
+def _stream_error(result: ChatResult) -> dict[str, Any]:
+    text = dropped_stream_error(result)
+    return {"stream_error": text} if text else {}
 
 
 def _pending(sample: BfclSample) -> dict[str, Any]:

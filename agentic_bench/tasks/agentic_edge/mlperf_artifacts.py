@@ -151,7 +151,9 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
     duration = _window_ns(records, "performance")
     if duration is None and summary.get("duration_s"):
         duration = round(summary["duration_s"] * 1e9)
-    reasons = [r.get("finish_reason") for r in ok]
+    # a completed request without a finish_reason (an error event dropped from its stream)
+    # is counted under none (metrics_aggregator/aggregator.py 415-420)
+    reasons = [r["finish_reason"] for r in ok if isinstance(r.get("finish_reason"), str)]
     finish = {k: reasons.count(k) for k in FINISH_REASONS}
     finish["other"] = len(reasons) - sum(finish.values())
     return {

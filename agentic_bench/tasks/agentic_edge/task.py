@@ -8,6 +8,8 @@ the recorded multi-turn trajectories in traces/agentic-edge/ replayed with recor
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentic_bench.contracts import Workload
 from agentic_bench.tasks.agentic_edge.options import AgenticEdgeOptions
 from agentic_bench.tasks.base import Task
@@ -21,6 +23,13 @@ class AgenticEdgeTask:
     default_scenario = "single-stream"
 
     options = AgenticEdgeOptions
+
+    def preset_defaults(self, args: Any) -> dict[str, Any]:
+        """MLPerf's values where our defaults differ (every run is held to MLPerf's
+        configuration: agentic_edge/mlperf_config.py)."""
+        from agentic_bench.tasks.agentic_edge.mlperf_config import preset_defaults
+
+        return preset_defaults(args)
 
     def workload(self, args: AgenticEdgeOptions) -> Workload:
         from agentic_bench.tasks.agentic_edge.edge_workload import build_workload

@@ -38,9 +38,12 @@ def bundled_conf() -> Path:
 
 def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "performance",
                  conf: Path | None = None, model: str = MODEL_KEY, workers: int = 4,
-                 command_line: str | None = None, lg: Any = None) -> dict[str, Any]:
+                 command_line: str | None = None, lg: Any = None,
+                 departed: list[str] | None = None) -> dict[str, Any]:
     """Build the DB of ``pages`` with LoadGen issuing them; returns the summary (also written
-    to ``out/summary.json``)."""
+    to ``out/summary.json``). ``departed``: where the run departs from the reference, as the
+    options rule found it (:func:`agentic_bench.tasks.rag_e2e.mlperf_config.db_departures`);
+    None: the embedder and page-count checks alone."""
     from agentic_bench.loadgen.run import import_loadgen, log_settings
     from agentic_bench.tasks.rag_e2e.index_cache import index_params
     from rag_pipeline.index import make_index
@@ -79,7 +82,8 @@ def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "pe
         "loadgen": result, "db": {**sut.block(), "embedder": embedder.name,
                                   "index": index.params, "workers": workers},
         "workload": {"mlperf": {"name": "MLPerf v6.1 E2E-RAG e2e-rag-db",
-                                "departures": departures(embedder.name, len(pages))}},
+                                "departures": departures(embedder.name, len(pages))
+                                if departed is None else departed}},
     }
     if mode == "accuracy":
         summary["accuracy"] = evaluate_run(logs, out / DB_FOLDER, embedder)

@@ -12,8 +12,12 @@ the 33.95 gate and "Tasks/s" (``tools/submission/submission_checker/constants.py
 :func:`preset_defaults` is what ``--mlperf`` sets where the command line is silent (an option
 given explicitly wins and, when it differs, is reported as a departure). :func:`mlperf_block` goes
 into the summary: the configuration's name, each departure in words, and notes that do not
-change the configuration. With ``--mlperf`` a ``mlperf_configuration`` constraint row fails while
-any departure remains, so such a run reads INVALID with its reasons.
+change the configuration. The texts below judge the options in :data:`JUDGED`; every other
+option whose effective value differs from the preset's (or the default's) is a departure by the
+rule of :mod:`agentic_bench.tasks.mlperf_departures`, unless :data:`FREE` says why it cannot
+change the work. :func:`db_departures` does the same for e2e-rag-db. With ``--mlperf`` a
+``mlperf_configuration`` constraint row fails while any departure remains, so such a run reads
+INVALID with its reasons.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from typing import Any
+
+from agentic_bench.tasks.mlperf_departures import COMMON_FREE, rule_departures
 
 MLPERF_NAME = "MLPerf v6.1 E2E-RAG"
 REFERENCE = "mlcommons/inference e2e-rag/ (reference_mlperf_perf.sh, user.conf)"
@@ -51,6 +57,9 @@ def preset_defaults(args: Any) -> dict[str, Any]:
         "flow": "mlperf", "scenario": "offline", "concurrency": OFFLINE_IN_FLIGHT,
         "embed_prefixes": "none", "rerank_depth": "mlperf",
         "retries": RETRIES, "retry_on": "mlperf", "request_timeout": REQUEST_TIMEOUT_S,
+        # the reference asks every question whatever fails (LoadGen, which issues an official
+        # run, never stops early either: run/benchmark.py)
+        "stop_after_failures": 0,
     }
     if loadgen_available():
         out["loadgen"] = "mlperf"
@@ -183,13 +192,96 @@ PROMPTS = ("prompts in agentic-bench's own wording of each step of the reference
            "DIR reads them from a checkout of mlcommons/inference)")
 
 
+# The options the texts above judge (the rule leaves them to those texts, which cite the
+# reference and may accept several values: any embedder path naming e5-base-v2, ...).
+JUDGED = frozenset({
+    "questions", "frames",  # _data (the count of questions asked)
+    "embedder", "embed_prefixes", "embed_backend", "kind", "bm25", "flow", "max_rounds",
+    "max_subqueries", "retrieve_k", "rerank_k", "no_grade", "sampling", "reranker",
+    "reranker_model", "retries", "retry_on", "request_timeout",  # _pipeline
+    "model", "grade_model", "judge_model", "accuracy_metric", "accuracy_target",  # _roles
+    "scenario", "concurrency", "loadgen", "loadgen_model", "loadgen_conf",
+    "loadgen_layout",  # _load
+})
+# The options that cannot change the work of a run on MLPerf's configuration, and why.
+FREE: dict[str, str] = {
+    **COMMON_FREE,
+    "mlperf": "the preset switch itself: what it sets is judged option by option",
+    "grade_endpoint": "where the grading model is served (unset: a departure; the model is "
+                      "judged by --grade-model)",
+    "judge_endpoint": "where the judge is served (unset: a departure; the model is judged by "
+                      "--judge-model)",
+    "corpus": "where the corpus is read from; what it holds is judged (its page count)",
+    "reference_dir": "where the reference checkout is read from (unset: our prompt wording, a "
+                     "departure); the summary names its prompt files with their SHA-256",
+    "cache_dir": "where the index cache is kept: a cached index is keyed by the corpus, the "
+                 "embedder and the index parameters",
+    "record_trace": "a copy of every call's request and reply written beside the run",
+    "replay_responses": "the reference's own cached-response performance mode "
+                        "(perf_test_cache.py), named in the notes",
+    "embedder_api_key_env": "the name of a variable holding an API key: credentials only",
+    "reranker_api_key_env": "the name of a variable holding an API key: credentials only",
+    "grade_api_key_env": "the name of a variable holding an API key: credentials only",
+    "judge_api_key_env": "the name of a variable holding an API key: credentials only",
+    "loadgen_mode": "which run of a submission this is (performance, accuracy, TEST09); the "
+                    "preset follows it (TEST09's audit.config)",
+    "rerank_depth": "the reference loop (--flow mlperf) keeps the reference's depth whatever "
+                    "it says; under another flow (a departure) the rerank text judges it",
+    "reranker_url": "read only by --reranker remote, which the reranker text names",
+}
+NOTES = {
+    "max_tokens": "it rewrites every call's, where MLPerf sends 4096 for grading and 10240 "
+                  "otherwise",
+    "temperature": "it rewrites every call's, where MLPerf sends 1.0",
+    "embedder_url": "an embedder behind a server, where MLPerf loads e5-base-v2 in-process "
+                    "with its fp32 weights, retrieve/vectordb.py 198-207",
+    "sessions": "under LoadGen a query-count override of user.conf's 824",
+    "duration": "under LoadGen a duration override of user.conf's",
+    "stop_after_failures": "the reference asks every question whatever fails",
+}
+
+
+class _AsMlperf:
+    """``args`` as ``--mlperf`` reads it (the preset functions read only that switch)."""
+
+    mlperf = True
+
+    def __init__(self, args: Any) -> None:
+        self._args = args
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._args, name)
+
+
+def mlperf_values(args: Any) -> dict[str, Any]:
+    """What the ``--mlperf`` preset sets for these options, given or not (LoadGen's part
+    included: it follows ``--loadgen`` and ``--loadgen-mode``)."""
+    from agentic_bench.tasks.rag_e2e.loadgen_files import loadgen_preset
+
+    view = _AsMlperf(args)
+    preset = preset_defaults(view)
+    return {**preset, **loadgen_preset(view, preset)}
+
+
+def _rule(args: Any) -> list[str]:
+    from agentic_bench.options.common import run_options_model
+    from agentic_bench.options.schema import OptionsModel
+    from agentic_bench.tasks.rag_e2e.options import RagE2eOptions
+
+    model = type(args) if isinstance(args, OptionsModel) else run_options_model(RagE2eOptions)
+    return rule_departures(args, model, mlperf_values(args), judged=JUDGED, free=FREE,
+                           notes=NOTES)
+
+
 def departures(args: Any, questions: int,
                corpus: dict[str, Any] | None = None) -> list[str]:
-    """Each point where this run departs from MLPerf E2E-RAG's configuration, in words."""
+    """Each point where this run departs from MLPerf E2E-RAG's configuration, in words: the
+    texts above, then every other option off the ``--mlperf`` preset (the rule of
+    :mod:`agentic_bench.tasks.mlperf_departures`)."""
     corpus = corpus or {}
     prompts = [] if getattr(args, "reference_dir", None) else [PROMPTS]
     return [*_data(args, questions, corpus), *_pipeline(args), *prompts, *_roles(args),
-            *_load(args)]
+            *_load(args), *_rule(args)]
 
 
 def notes(args: Any, corpus: dict[str, Any] | None = None) -> list[str]:
@@ -231,3 +323,39 @@ def configuration_gate(block: dict[str, Any]) -> dict[str, Any]:
             "ok": count == 0,
             "rule": f"--mlperf: {MLPERF_NAME}'s configuration; each departure is listed under "
                     "Config"}
+
+
+# e2e-rag-db (``rag build-index --mlperf-db --corpus DIR --loadgen mlperf``): the reference's
+# ingestion issued by LoadGen. The preset is the two switches that run needs; the other defaults
+# are the reference's (model key e2e-rag-db, 4 workers as its MAX_WORKERS, fp32 torch, HNSW).
+DB_PRESET: dict[str, Any] = {"mlperf_db": True, "loadgen": "mlperf"}
+DB_JUDGED = frozenset({"embedder", "limit"})  # db_run.departures: the embedder, the page count
+DB_FREE: dict[str, str] = {
+    "corpus": "where the corpus is read from; what it holds is judged (its page count)",
+    "out": "the run folder", "quiet": "no progress bar", "json_report": "a copy of the report",
+    "cache_dir": "where the embedder's converted weights and calibration are cached",
+    "embedder_api_key_env": "the name of a variable holding an API key: credentials only",
+    "loadgen_mode": "which run of a submission this is (performance or accuracy)",
+    "embed_prefixes": "the LoadGen build always embeds the raw text, as the reference does",
+    "frames": "read only by --write-manifest, which a LoadGen build refuses",
+    "retrieval_threshold": "read only by --verify-manifest, which a LoadGen build refuses",
+}
+DB_NOTES = {
+    "embed_backend": "MLPerf loads e5-base-v2 with its fp32 weights, retrieve/vectordb.py "
+                     "198-207",
+    "embedder_url": "an embedder behind a server, where MLPerf's is in-process, fp32",
+    "loadgen_conf": "unset: the bundled values of the reference's user.conf",
+    "db_workers": "the reference's MAX_WORKERS",
+}
+
+
+def db_departures(options: Any, embedder_name: str, pages: int) -> list[str]:
+    """Where an e2e-rag-db run departs from the reference: the embedder's name and the page
+    count (:func:`agentic_bench.tasks.rag_e2e.db_run.departures`), then every other option
+    of ``rag build-index`` off :data:`DB_PRESET` (not free)."""
+    from agentic_bench.tasks.rag_e2e.db_run import departures as named
+    from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
+
+    return [*named(embedder_name, pages),
+            *rule_departures(options, BuildIndexOptions, DB_PRESET, judged=DB_JUDGED,
+                             free=DB_FREE, notes=DB_NOTES)]

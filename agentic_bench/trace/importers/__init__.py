@@ -4,7 +4,8 @@
 ``callable(path) -> Iterator[Session]``; the format modules are imported only when their
 importer is called. :data:`NATIVE` is this project's own JSONL (validated as usual), so
 ``--format auto`` works on any trace: :func:`detect_format` guesses, :func:`resolve_format`
-settles ``auto``, :func:`foreign_format_hint` names the format of a file given as ours, and
+settles ``auto``, :func:`foreign_format_hint` names the format of a file given as ours,
+:func:`folder_problem` says why a folder cannot be read as one trace, and
 :func:`import_file` reads one (ids made unique by :func:`unique_ids`). See
 ``docs/importers.md`` for each mapping and what cannot be carried over.
 
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.errors import UsageError
-from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES
+from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES, json_loads
 from agentic_bench.trace.model import Session
 
 Importer = Callable[[Path], Iterator[Session]]
@@ -118,9 +119,7 @@ def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
     Code project folder or an Abench dataset folder when its first ``.json``/``.jsonl``
     (``.jsonl.zst``) file is such a file."""
     if Path(path).is_dir():
-        files = sorted(f for f in Path(path).iterdir()
-                       if f.name.endswith((".json", ".jsonl", ".jsonl.zst"))
-                       and not f.name.startswith("."))
+        files = _folder_files(Path(path))
         found = detect_format(files[0], sniff_bytes) if files else None
         return found if found in FOLDER_FORMATS else None
     try:
@@ -129,6 +128,31 @@ def detect_format(path: str | Path, sniff_bytes: int = 1 << 16) -> str | None:
         return None
     return (_detect_builtin(path, head, sniff_bytes) or _detect_module(head)
             or _detect_plugin(head))
+
+
+def _folder_files(path: Path) -> list[Path]:
+    return sorted(f for f in path.iterdir()
+                  if f.name.endswith((".json", ".jsonl", ".jsonl.zst"))
+                  and not f.name.startswith(".") and f.is_file())
+
+
+def folder_problem(path: str | Path) -> str | None:
+    """Why a folder given as a trace cannot be read as one (None: not a folder, or a folder
+    of a format read as a folder: Weka, Claude Code, Abench)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return None
+    files = _folder_files(folder)
+    if not files:
+        return (f"{path}: an empty folder (no .json, .jsonl or .jsonl.zst file in it); give a "
+                "trace file, or a folder of Weka traces, Claude Code sessions or Abench data")
+    found = detect_format(files[0])
+    if found in FOLDER_FORMATS:
+        return None
+    kind = f"in the {found} format" if found else "in no format known here"
+    return (f"{path}: a folder is read as one trace only for "
+            f"{', '.join(sorted(FOLDER_FORMATS))}; its first file {files[0].name} is {kind}: "
+            "give the file itself")
 
 
 def _head(path: Path, sniff_bytes: int) -> str:
@@ -155,7 +179,7 @@ def _head(path: Path, sniff_bytes: int) -> str:
                 raw = gz.read(sniff_bytes)
         except (OSError, zlib.error):
             return ""
-    return raw.decode("utf-8", "replace")
+    return raw.decode("utf-8", "replace").removeprefix("\ufeff")  # a UTF-8 byte-order mark
 
 
 def _detect_module(head: str) -> str | None:
@@ -185,7 +209,7 @@ def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None
         with open(path, "rb") as fh:
             first_line = fh.readline(DEFAULT_MAX_LINE_BYTES).decode("utf-8", "replace")
     try:
-        obj = json.loads(first_line)
+        obj = json_loads(first_line)
     except json.JSONDecodeError:
         obj = None
     if isinstance(obj, dict):
@@ -220,7 +244,10 @@ def _detect_builtin(path: str | Path, head: str, sniff_bytes: int) -> str | None
 
 def foreign_format_hint(path: str | Path) -> str | None:
     """When ``path`` is in another known format than ours, one message that says which and
-    what to run instead (rather than a schema error for every line); else None."""
+    what to run instead (rather than a schema error for every line); else None. A folder that
+    is not one of a folder format gets its own message (:func:`folder_problem`)."""
+    if (problem := folder_problem(path)) is not None:
+        return problem
     found = detect_format(path)
     if found is None or found == NATIVE:
         return None
@@ -238,6 +265,8 @@ def resolve_format(fmt: str, path: str | Path) -> str:
     known = sorted(available())
     if fmt == "auto":
         found = detect_format(path)
+        if found is None and (problem := folder_problem(path)) is not None:
+            raise UsageError(problem)
         if found is None:
             raise UsageError(f"{path}: cannot tell its format; pass one of {', '.join(known)}")
         return found
@@ -268,4 +297,4 @@ def import_file(fmt: str, path: str | Path) -> Iterator[Session]:
 
 
 __all__ = ["FORMATS", "IMPORTERS", "NATIVE", "Importer", "available", "detect_format",
-           "foreign_format_hint", "import_file", "resolve_format", "unique_ids"]
+           "folder_problem", "foreign_format_hint", "import_file", "resolve_format", "unique_ids"]

@@ -62,6 +62,7 @@ from agentic_bench.trace.importers.common import (
 from agentic_bench.trace.jsonl import (
     DEFAULT_MAX_LINE_BYTES,
     iter_raw_lines,
+    json_loads,
     malformed_json_message,
 )
 from agentic_bench.trace.model import Session
@@ -145,7 +146,7 @@ def _zst_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.data.strip():
                 continue
             try:
-                obj = json.loads(line.data.decode("utf-8").rstrip("\r\n"))
+                obj = json_loads(line.data.decode("utf-8").rstrip("\r\n"))
             except UnicodeDecodeError as exc:
                 raise fail(path, line.lineno, "", f"not valid UTF-8 (byte {exc.start})") from None
             except json.JSONDecodeError as exc:

@@ -27,7 +27,6 @@ then are gaps known (``wait`` steps, ``think_time_s``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from agentic_bench.errors import TraceError
 from agentic_bench.trace.history import messages_before, walk_steps
 from agentic_bench.trace.importers.common import fail, iter_jsonl, load_json
+from agentic_bench.trace.jsonl import json_loads
 from agentic_bench.trace.model import LlmStep, Session
 from agentic_bench.trace.profile import TraceProfile
 
@@ -147,7 +147,7 @@ def first_line_object(path: Path) -> dict[str, Any] | None:
     """The file's first line as a JSON object (JSON Lines), else None (one JSON document)."""
     try:
         with open(path, "rb") as fh:
-            obj = json.loads(fh.readline(1 << 24))
+            obj = json_loads(fh.readline(1 << 24))
     except (OSError, ValueError):
         return None
     return obj if isinstance(obj, dict) else None

@@ -26,7 +26,6 @@ source's own counts for ``traces verify`` in :mod:`.claude_code_profile`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +34,7 @@ from typing import Any
 
 from agentic_bench.errors import TraceError
 from agentic_bench.trace.importers.common import fail, iter_jsonl
+from agentic_bench.trace.jsonl import json_loads
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.profile import TraceProfile
 
@@ -197,7 +197,7 @@ def read_transcript(path: Path) -> Transcript:
     meta_path = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
     if path.name.endswith(".jsonl") and meta_path.is_file():
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = json_loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             meta = None
         out.meta = meta if isinstance(meta, dict) else {}
@@ -271,7 +271,7 @@ def detect(head: str) -> bool:
     a ``file-history-snapshot`` or a ``summary``, after only Claude Code's bookkeeping lines."""
     for raw in head.splitlines()[:50]:
         try:
-            obj = json.loads(raw)
+            obj = json_loads(raw)
         except ValueError:
             continue  # a blank line, or the last one cut by the sniff
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):

@@ -19,7 +19,6 @@ subagent link (``source.subagent.thread_spawn.parent_thread_id``) and finds roll
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.trace.importers.common import decode_arguments, fail, iter_jsonl
+from agentic_bench.trace.jsonl import json_loads
 
 KINDS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 # response items the model produces (one model call's output) and those that feed it
@@ -290,7 +290,7 @@ def first_meta(path: Path) -> dict[str, Any] | None:
     except OSError:
         return None
     try:
-        obj = json.loads(raw)
+        obj = json_loads(raw)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict):
@@ -309,7 +309,7 @@ def detect(head: str) -> bool:
         return True
     rows = [x for x in head.splitlines() if x.strip()][:2]
     try:
-        objs = [json.loads(x) for x in rows]
+        objs = [json_loads(x) for x in rows]
     except ValueError:
         return False
     if not objs or not all(isinstance(o, dict) for o in objs):

@@ -18,6 +18,7 @@ from agentic_bench.errors import TraceError, TraceProblem
 from agentic_bench.trace.jsonl import (
     DEFAULT_MAX_LINE_BYTES,
     iter_raw_lines,
+    json_loads,
     malformed_json_message,
 )
 from agentic_bench.trace.model import SCHEMA_VERSION, Session
@@ -47,7 +48,7 @@ def iter_jsonl(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
             if not text.strip():
                 continue
             try:
-                obj = json.loads(text.rstrip("\r\n"))
+                obj = json_loads(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 raise fail(path, raw.lineno, "", malformed_json_message(exc)) from None
             if not isinstance(obj, dict):
@@ -65,7 +66,7 @@ def load_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise fail(path, 0, "", f"not valid UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as exc:
         raise fail(path, exc.lineno, "",
                    f"malformed JSON: {exc.msg} at column {exc.colno}") from None
@@ -108,7 +109,7 @@ def decode_arguments(raw: Any) -> dict[str, Any] | None:
         return {}
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = json_loads(raw)
         except json.JSONDecodeError:
             return None
         return value if isinstance(value, dict) else None

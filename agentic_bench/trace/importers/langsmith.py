@@ -42,6 +42,7 @@ from agentic_bench.trace.importers.common import (
     load_json,
     text_of,
 )
+from agentic_bench.trace.jsonl import json_loads
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.profile import TraceProfile
 
@@ -281,7 +282,7 @@ def output(run: Run) -> tuple[str, list[dict[str, Any]]] | None:
 
 
 def tool_calls_of(msg: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"]),
+    return [{"name": c["function"]["name"], "arguments": json_loads(c["function"]["arguments"]),
              **({"id": c["id"]} if c.get("id") else {})} for c in msg.get("tool_calls", [])]
 
 

@@ -34,6 +34,7 @@ from agentic_bench.trace.importers.common import (
     load_json,
 )
 from agentic_bench.trace.importers.otel_agents import AgentTree
+from agentic_bench.trace.jsonl import json_loads
 from agentic_bench.trace.model import Session
 
 LLM_OPS = {"chat", "text_completion", "generate_content"}
@@ -119,7 +120,7 @@ def _first_line_is_json(path: Path) -> bool:
     with open(path, "rb") as fh:
         line = fh.readline(1 << 24)
     try:
-        return isinstance(json.loads(line), dict)
+        return isinstance(json_loads(line), dict)
     except ValueError:
         return False
 
@@ -268,7 +269,7 @@ def _usage(attrs: dict[str, Any]) -> dict[str, int] | None:
 
 def _tool_defs(value: Any) -> list[dict[str, Any]]:
     try:
-        data = json.loads(value) if isinstance(value, str) else value
+        data = json_loads(value) if isinstance(value, str) else value
     except json.JSONDecodeError as exc:
         raise om.MessageError(f"gen_ai.tool.definitions is not valid JSON: {exc.msg}") from None
     if not isinstance(data, list):

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from agentic_bench.trace.importers.common import decode_arguments, text_of
+from agentic_bench.trace.jsonl import json_loads
 
 EVENT_ROLES = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
@@ -29,7 +30,7 @@ class MessageError(ValueError):
 def _json(value: Any, name: str) -> Any:
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return json_loads(value)
         except json.JSONDecodeError as exc:
             raise MessageError(f"{name} is not valid JSON: {exc.msg}") from None
     return value

@@ -44,7 +44,12 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from agentic_bench.trace.importers.common import build_session, fail
-from agentic_bench.trace.jsonl import DEFAULT_MAX_LINE_BYTES, iter_raw_lines, malformed_json_message
+from agentic_bench.trace.jsonl import (
+    DEFAULT_MAX_LINE_BYTES,
+    iter_raw_lines,
+    json_loads,
+    malformed_json_message,
+)
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.profile import TraceProfile
 
@@ -84,7 +89,7 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not text.strip():
                     continue
                 try:
-                    obj = json.loads(text.rstrip("\r\n"))
+                    obj = json_loads(text.rstrip("\r\n"))
                 except json.JSONDecodeError as exc:
                     raise fail(path, line, "", malformed_json_message(exc)) from None
                 if not isinstance(obj, dict):
@@ -274,7 +279,7 @@ def detect(head: str) -> bool:
         return False
     first = text.split("\n", 1)[0]
     try:
-        obj = json.loads(first)
+        obj = json_loads(first)
     except json.JSONDecodeError:  # a first line longer than the head: its keys as text
         return all(f'"{k}"' in first for k in (*KEYS, "prefix_tokens"))
     return isinstance(obj, dict) and all(k in obj for k in KEYS)

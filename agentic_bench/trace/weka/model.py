@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -37,9 +37,10 @@ class WekaRow(_Strict):
     t: float = Field(ge=0, description="send time, seconds from the start of the list it is in")
     type: Literal["n", "s"]
     model: str
-    input_tokens: int = Field(alias="in", ge=0)
-    output_tokens: int = Field(alias="out", ge=0)
-    hash_ids: list[int] = Field(default_factory=list)
+    # strict: a count or an id given as a string ("300") is a problem, not read as a number
+    input_tokens: int = Field(alias="in", ge=0, strict=True)
+    output_tokens: int = Field(alias="out", ge=0, strict=True)
+    hash_ids: list[StrictInt] = Field(default_factory=list)
     input_types: list[str] = Field(default_factory=list)
     output_types: list[str] = Field(default_factory=list)
     stop: str = ""

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from agentic_bench.errors import TraceError, TraceProblem, UsageError
 from agentic_bench.trace.jsonl import iter_raw_lines
-from agentic_bench.trace.weka.json_lines import line_of
+from agentic_bench.trace.weka.json_lines import lines_of
 from agentic_bench.trace.weka.model import WekaTrace
 
 SUFFIXES = (".json", ".jsonl")
@@ -52,7 +52,7 @@ def weka_files(path: str | Path) -> list[Path]:
 
 
 def _problems(exc: ValidationError, spot: WekaSpot, text: str | None) -> list[TraceProblem]:
-    out = []
+    found: list[tuple[str, str]] = []  # (field path, message)
     for err in exc.errors(include_url=False):
         where = ""
         previous: object = None
@@ -62,14 +62,14 @@ def _problems(exc: ValidationError, spot: WekaSpot, text: str | None) -> list[Tr
                 continue
             where += f"[{part}]" if isinstance(part, int) else ("." if where else "") + str(part)
             previous = part
-        line = line_of(text, where) if text is not None and where else spot.line
         message = err["msg"].removeprefix("Value error, ")
         if message.startswith("requests[") and ":" in message:  # a cross-field check's path
-            path, _, message = message.partition(": ")
-            where = path
-            line = line_of(text, path) if text is not None else spot.line
-        out.append(TraceProblem(str(spot.file), line, where, message))
-    return out
+            where, _, message = message.partition(": ")
+        found.append((where, message))
+    # every line placed in one pass over the document (not one pass per problem: #42 item 14)
+    lines = lines_of(text, {where for where, _ in found if where}) if text is not None else {}
+    return [TraceProblem(str(spot.file), lines.get(where, spot.line), where, message)
+            for where, message in found]
 
 
 def parse_trace(data: bytes, spot: WekaSpot) -> tuple[WekaTrace | None, list[TraceProblem]]:
@@ -78,9 +78,14 @@ def parse_trace(data: bytes, spot: WekaSpot) -> tuple[WekaTrace | None, list[Tra
         return [TraceProblem(str(spot.file), spot.line, fieldname, message)]
 
     try:
-        obj: Any = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        return None, problem(f"malformed JSON: {exc}")
+        obj: Any = orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))  # a UTF-8 BOM, if any
+    except orjson.JSONDecodeError as exc:  # a .json document's at its own line
+        deep = (" (expected at most 1024 levels of arrays/objects)"
+                if "depth" in exc.msg or "recursion" in exc.msg else "")  # orjson's limit
+        where = (" at the end of the line" if spot.jsonl and exc.lineno > 1  # past its "\n"
+                 else f" at column {exc.colno}")
+        return None, [TraceProblem(str(spot.file), spot.line if spot.jsonl else exc.lineno, "",
+                                   f"malformed JSON: {exc.msg}{deep}{where}")]
     if not isinstance(obj, dict):
         return None, problem(f"expected a JSON object (one Weka trace), got "
                              f"{type(obj).__name__}")

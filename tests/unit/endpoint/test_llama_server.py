@@ -136,8 +136,9 @@ def test_missing_model_and_missing_llama_cpp(
 
 @pytest.mark.parametrize("thread", [False, True], ids=["main-thread", "worker-thread"])
 def test_server_dies_with_its_parent(fake_python: str, fake_model: Path, thread: bool) -> None:
-    """SIGKILL the harness and the server goes too: PR_SET_PDEATHSIG when started from the main
-    thread, the launcher's parent watch when started from a worker thread."""
+    """SIGKILL the harness and the server goes too: PR_SET_PDEATHSIG set by the thread that
+    forks it — the main thread, or the long-lived spawner thread when started from a worker
+    thread (endpoint/child_process.py) — and the launcher's parent watch besides."""
     start = (
         f"s = LlamaServer({str(fake_model)!r}, python={fake_python!r})\n"
         + ("t = threading.Thread(target=s.start); t.start(); t.join()\n" if thread else

@@ -77,3 +77,19 @@ def test_the_slo_is_drawn_on_the_latency_plot() -> None:
     html = render_sweep({**sweep_summary("rate", points), "slos": {"ttft_p99_ms": 40.0}})
     assert "dashed: ttft p99 &lt;= 40 ms" in html and 'class="ref"' in html
     assert 'class="wide"' in html
+
+
+def test_the_page_labels_loads_marks_invalid_points_and_names_where() -> None:
+    """#42: points labelled with their load, INVALID ones drawn open, goodput drawn over
+    sessions/s (not hidden under it), and the endpoint, model and date named."""
+    points = [_point(1, 1.0, 10), _point(2, 2.0, 11), _point(4, 2.2, 90)]
+    points[2]["result"] = "INVALID"
+    points[0].update(endpoint="http://gpu:8000/v1", model="llama-3",
+                     started_at="2026-12-06T02:00:00+00:00")
+    html = render_sweep(sweep_summary("rate", points))
+    assert all(f">rate {v}</text>" in html for v in (1, 2, 4))
+    assert html.count('fill="#fff"') == 4  # the INVALID point on each of the four curves
+    assert "open markers: INVALID runs (1 of 3)" in html
+    goodput = html.index("<title>goodput</title></polyline>")
+    assert html.index("<title>sessions/s</title></polyline>") < goodput  # under goodput
+    assert "endpoint http://gpu:8000/v1 · model llama-3 · started 2026-12-06 02:00:00 UTC" in html

@@ -30,3 +30,20 @@ def test_on_a_terminal_the_line_never_wraps(monkeypatch: pytest.MonkeyPatch) -> 
     progress.on_record({"type": "step", "kind": "llm", "status": "ok", "ttft_ms": 12345.678,
                         "phase": "performance"})
     assert len(progress.line()) <= 59
+
+
+def test_a_fixed_duration_counts_down_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """#42: with --duration the ETA grew with the sessions done; it is the time left."""
+    import agentic_bench.reporting.progress as progress_module
+
+    now = [100.0]
+    monkeypatch.setattr(progress_module, "perf_counter", lambda: now[0])
+    progress = Progress(total=1000, quiet=True, duration_s=60.0)
+    now[0] += 10.0
+    for _ in range(3):
+        progress.on_record({"type": "session", "status": "ok"})
+    assert "ETA 50s of 60s" in progress.line()
+    now[0] += 40.0
+    assert "ETA 10s of 60s" in progress.line()
+    now[0] += 30.0
+    assert "ETA 0s of 60s" in progress.line()

@@ -57,3 +57,49 @@ def test_requests_that_waited_for_a_restart_are_counted() -> None:
     summary["endpoint"]["restart_waits"] = {"requests": 3, "total_ms": 4200.0}  # type: ignore[index]
     text = render_text(summary)
     assert "died 1x (SIGKILL) and was restarted; 3 requests waited 4.2 s for it" in text
+
+
+def test_a_p99_of_a_handful_of_values_says_so() -> None:
+    """#42: a p99 printed from one request came with no word on its sample size."""
+    summary = _summary(None)
+    one = {"count": 1, "mean": 5.0, "p50": 5.0, "p90": 5.0, "p99": 5.0, "max": 5.0}
+    many = {**one, "count": 500}
+    summary["latency_ms"] = {"ttft": one, "turn": many}
+    text = render_text(summary)
+    assert "(p99 of fewer than 100 values is at or next to their max: ttft n=1)" in text
+    summary["latency_ms"] = {"ttft": many}
+    assert "p99 of fewer than" not in render_text(summary)
+
+
+def test_unmatched_tool_calls_of_a_latency_replay_do_not_read_as_a_failure() -> None:
+    summary = _summary(None)
+    summary["tool_calls"] = {"scored": 2, "matched": 0, "match_rate": 0.0}
+    line = next(x for x in render_text(summary).splitlines() if x.startswith("Tool calls"))
+    assert "0 of the 2 recorded calls again" in line and "not a failure" in line
+
+
+def test_an_early_stop_with_successes_does_not_read_all_failed() -> None:
+    """#42: the open-file limit made the first requests fail; 99.7 % of all then succeeded,
+    and summary.txt said "all_failed"."""
+    summary = _summary(None)
+    summary["complete"] = False
+    summary["stop_reason"] = "all_failed"
+    summary["counts"].update(requests=1000, requests_ok=997)  # type: ignore[attr-defined]
+    line = next(x for x in render_text(summary).splitlines() if x.startswith("Complete"))
+    assert "stopped early: the first requests failed" in line and "997/1000" in line
+
+
+def test_the_open_file_limit_is_raised_before_a_run() -> None:
+    import resource
+
+    from agentic_bench.run.open_files import ensure_open_files, needed
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        want = min(needed(1000), hard) if hard != resource.RLIM_INFINITY else needed(1000)
+        warning = ensure_open_files(1000)
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == want
+        assert (warning is None) == (want == needed(1000))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

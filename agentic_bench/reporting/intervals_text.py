@@ -1,0 +1,60 @@
+"""The confidence intervals of a summary as text lines (summary.txt) and as table rows
+(report.html): ``p99 412.00 [398.10, 431.55]`` — each figure beside its 95 % interval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentic_bench.metrics.intervals import STATS, shown
+
+RATES = (("requests_per_s", "requests/s"), ("output_tokens_per_s", "output tok/s"),
+         ("sessions_per_s", "sessions/s"), ("goodput_sessions_per_s", "goodput sessions/s"))
+
+
+def _rate_value(summary: dict[str, Any], key: str) -> Any:
+    if key == "goodput_sessions_per_s":
+        return (summary.get("goodput") or {}).get("sessions_per_s")
+    return (summary.get("throughput") or {}).get(key)
+
+
+def interval_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """[figure, statistic, value [lo, hi]] for every figure that has an interval."""
+    block = summary.get("intervals") or {}
+    rows: list[list[str]] = []
+    for name, bounds in (block.get("latency_ms") or {}).items():
+        stats = (summary.get("latency_ms") or {}).get(name) or {}
+        rows += [[f"{name} (ms)", stat, shown(stats.get(stat), bounds.get(stat))]
+                 for stat in STATS if stat in bounds]
+    for key, label in RATES:
+        bounds = (block.get("throughput") or {}).get(key)
+        if bounds:
+            rows.append([label, "rate", shown(_rate_value(summary, key), bounds, 3)])
+    if block.get("accuracy"):
+        acc = (summary.get("accuracy") or {}).get("headline")
+        rows.append(["accuracy", "headline", shown(acc, block["accuracy"], 4)])
+    return rows
+
+
+def interval_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary.txt block: one line per figure, its four statistics with intervals."""
+    block = summary.get("intervals") or {}
+    if not block:
+        return []
+    if block.get("error"):
+        return ["", f"Intervals : {block['error']}"]
+    if block.get("note"):
+        return ["", f"Intervals : {block['note']}"]
+    left = block.get("sessions_left_out") or 0
+    head = (f"95% intervals (sessions resampled: {block['sessions_used']:,} sessions"
+            + (f", a seeded subset; {left:,} left out by the value budget" if left else "")
+            + f", {block['resamples']} resamples, seed {block['seed']})")
+    lines = ["", head]
+    by: dict[str, list[str]] = {}
+    for figure, stat, text in interval_rows(summary):
+        by.setdefault(figure, []).append(text if stat in ("rate", "headline")
+                                         else f"{stat} {text}")
+    lines += [f"  {figure:<20}" + "   ".join(parts) for figure, parts in by.items()]
+    return lines
+
+
+__all__ = ["interval_lines", "interval_rows"]
