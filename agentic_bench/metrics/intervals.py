@@ -13,10 +13,12 @@ interval (SciPy's ``binomtest(...).proportion_ci(method="wilson")``).
 
 Off the measured path: computed after the run from ``records.jsonl`` (read line by line, the
 values of each session kept as plain numbers). Bounded on any run: at most
-:data:`VALUE_BUDGET` request values enter the bootstrap — a run with more keeps a seeded
-random subset of whole sessions holding about that many (each session in or out by a hash of
-its id), which can only widen the interval; ``sessions_used`` says how many. The replicates
-cost ``RESAMPLES × values`` operations per figure: about a second per figure at the budget.
+:data:`SESSION_BUDGET` sessions and about :data:`VALUE_BUDGET` request values enter the
+bootstrap — a larger run keeps a seeded random subset of whole sessions (each in or out by a
+hash of its id, :func:`kept_records` parsing only their lines), which can only widen the
+interval; ``sessions_used`` and ``sessions_left_out`` say how many. Memory is then the kept
+values (a few tens of MB at most) and time one scan of the file plus ``RESAMPLES × values``
+operations per figure (benchmarks/soak_memory.py measures both on a million requests).
 
 What gets an interval: TTFT, TPOT, request, turn and session latency (mean, p50, p90, p99);
 requests/s, output tokens/s, sessions/s and goodput sessions/s — these from the rates of
@@ -30,8 +32,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentic_bench.metrics.declarations import field_of, in_latency_population
@@ -40,7 +44,8 @@ from agentic_bench.metrics.verdict import goodput_limits, request_meets
 CONFIDENCE = 0.95
 RESAMPLES = 1000
 SEED = 20261206
-VALUE_BUDGET = 200_000
+VALUE_BUDGET = 50_000  # request values at most (about: whole sessions are kept or left out)
+SESSION_BUDGET = 20_000  # sessions at most
 STATS = ("mean", "p50", "p90", "p99")
 _Q = (0.50, 0.90, 0.99)
 LATENCIES = ("ttft", "tpot", "request", "turn", "session")
@@ -91,6 +96,9 @@ def collect(records: Iterable[dict[str, Any]], slos: dict[str, float],
     ttft_limit, tpot_limit, turn_limit = goodput_limits(slos)
     for rec in records:
         sid, kind = rec.get("session_id"), rec.get("type")
+        if rec.get("left_out"):  # kept_records skipped this session's lines unparsed
+            out.skipped += 1
+            continue
         if not isinstance(sid, str) or rec.get("warmup") or kind not in (
                 "step", "turn", "session"):
             continue
@@ -259,9 +267,38 @@ def _rates(values: SessionValues, duration_s: float, fraction: float) -> dict[st
 
 
 def budget_fraction(summary: dict[str, Any]) -> float:
-    """The share of sessions the value budget keeps for a run of this summary."""
-    requests = int((summary.get("counts") or {}).get("requests_ok") or 0)
-    return min(1.0, VALUE_BUDGET / requests) if requests else 1.0
+    """The share of sessions the budgets keep for a run of this summary."""
+    counts = summary.get("counts") or {}
+    requests, sessions = int(counts.get("requests_ok") or 0), int(counts.get("sessions") or 0)
+    return min(1.0, VALUE_BUDGET / requests if requests else 1.0,
+               SESSION_BUDGET / sessions if sessions else 1.0)
+
+
+_SID = re.compile(rb'"session_id":\s*"([^"\\]*)"')
+
+
+def kept_records(path: Path, fraction: float) -> Iterator[dict[str, Any]]:
+    """The records of the file ``path`` (``.gz`` too) that :func:`collect` keeps at
+    ``fraction``: a line of a session left out is skipped before it is parsed (its session id
+    read from the raw line), so a long run's file costs one scan, not one parse per line."""
+    import gzip
+
+    import orjson
+
+    opened: Any = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+    with opened as fh:
+        for line in fh:
+            if fraction < 1.0:
+                found = _SID.search(line)
+                if found is not None and not _kept(found.group(1).decode("utf-8", "replace"),
+                                                   fraction):
+                    if b'"type":"session"' in line:
+                        yield {"type": "session", "left_out": True}
+                    continue
+            try:
+                yield orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # a torn line
 
 
 def accuracy_interval(correct: int, total: int) -> list[float] | None:
@@ -318,6 +355,7 @@ __all__ = [
     "RATES",
     "RESAMPLES",
     "SEED",
+    "SESSION_BUDGET",
     "STATS",
     "VALUE_BUDGET",
     "WINDOWS",
@@ -327,6 +365,7 @@ __all__ = [
     "budget_fraction",
     "collect",
     "intervals",
+    "kept_records",
     "latency_statistic",
     "rate_statistic",
     "rate_windows",

@@ -124,6 +124,11 @@ class CommonOptions(OptionsModel):
         "errors by its own rules)")
     seed: int = option(42, metavar="N", group=LOAD, identity=True,
                        help="seed for arrival schedules (42)")
+    repeat: int = option(1, metavar="N", group=LOAD, identity=False, example=3,
+                         help="run the same configuration N times into one folder (rep-1 … "
+                         "rep-N) and write repeat.json/repeat.txt: each figure's runs, their "
+                         "spread beside each run's own interval, unstable figures flagged "
+                         "(docs/metrics.md, 'Repeated runs')")
     sweep: SweepSpec | None = option(
         None, metavar="KEY=V1,V2,...", group=LOAD, example="concurrency=1,2",
         help="run at each point (rate=1,2,4 or concurrency=1,4,16) and write sweep.json/"
@@ -337,6 +342,12 @@ class CommonOptions(OptionsModel):
         resolve` on options a preset left as they were."""
         if self.sweep and self.search:
             raise ConfigError("--search and --sweep: choose one")
+        if self.repeat < 1:
+            raise ConfigError(f"--repeat {self.repeat}: expected 1 or more")
+        if self.repeat > 1 and (self.sweep or self.search or self.resume is not None
+                                or self.loadgen == "mlperf"):
+            raise ConfigError("--repeat runs one configuration N times: drop --sweep, --search, "
+                              "--resume and --loadgen mlperf")
         if self.retry_errors and self.resume is None:
             raise ConfigError("--retry-errors goes with --resume DIR (the run whose errors to "
                               "retry)")

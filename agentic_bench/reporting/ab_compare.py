@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.metrics.ab_verdict import MetricRef, Run, verdict
-from agentic_bench.metrics.intervals import budget_fraction, collect
+from agentic_bench.metrics.intervals import budget_fraction, collect, kept_records
 from agentic_bench.records.stream import iter_records, run_records_path
 from agentic_bench.reporting.regenerate import run_record
 
@@ -45,7 +45,7 @@ def load_ab_run(run_dir: Path, summary: dict[str, Any]) -> Run:
     slos = {k: float(v) for k, v in (summary.get("slos") or {}).items()
             if isinstance(v, int | float)}
     fraction = budget_fraction(summary)
-    values = collect(iter_records(run_records_path(run_dir)), slos, fraction)
+    values = collect(kept_records(run_records_path(run_dir), fraction), slos, fraction)
     return Run(summary, values, fraction)
 
 

@@ -28,6 +28,8 @@ def execute(workload: Workload, options: CommonOptions, command: str | None = No
     search = options.search_spec
     if search is not None:
         return _search(workload, options, command)
+    if options.repeat > 1:
+        return _repeat(workload, options, command)
     if options.sweep is not None:
         from agentic_bench.run.sweep import run_sweep
 
@@ -44,6 +46,20 @@ def execute(workload: Workload, options: CommonOptions, command: str | None = No
     from agentic_bench.run.benchmark import run_workload
 
     return finish(run_workload(workload, options, command), options.quiet)
+
+
+def _repeat(workload: Workload, options: CommonOptions, command: str | None) -> int:
+    """``--repeat N``: N runs and their combined view (run/repeat.py); 0 when every run is
+    VALID, 3 otherwise."""
+    from agentic_bench.run.repeat import render, run_repeats
+
+    combined = run_repeats(workload, options, command)
+    if combined.get("interrupted"):
+        return interrupted(combined["interrupted"])
+    if not options.quiet and combined["figures"]:
+        print(render(combined), end="")
+        print(f"repeat: {combined['runs']} runs; {combined['out_dir']}/repeat.json")
+    return 0 if all(r == "VALID" for r in combined["results"]) else 3
 
 
 def _search(workload: Workload, options: CommonOptions, command: str | None) -> int:

@@ -120,11 +120,12 @@ def _intervals(out: Path, summary: dict[str, Any], slos: dict[str, float],
     """The headline figures' 95 % intervals (metrics/intervals.py), from the kept records or
     read back from records.jsonl; like the server metrics' digest, a failure here is a line in
     the summary and a warning, never the run's results."""
-    from agentic_bench.metrics.intervals import intervals
-    from agentic_bench.records.stream import iter_records
+    from agentic_bench.metrics.intervals import budget_fraction, intervals, kept_records
+    from agentic_bench.records.stream import run_records_path
 
     try:
-        source = records if records is not None else iter_records(out / "records.jsonl")
+        source = records if records is not None else kept_records(
+            run_records_path(out), budget_fraction(summary))
         return intervals(source, summary, slos)
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"[:300]

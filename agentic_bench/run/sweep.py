@@ -92,15 +92,25 @@ class PointRunner:
         before it wrote one. :attr:`cut` then names it, and :attr:`stopped` is set. Which
         point runs is said on stderr as it starts (``total``: the sweep's points; a search's
         probes are counted open-ended), unless ``--quiet``."""
-        self.started += 1
-        if not self.options.quiet:
-            noun, of = ("point", f"/{total}") if total is not None else ("probe", "")
-            print(f"{noun} {self.started}{of}: {key}={value:g} -> {folder}", file=sys.stderr,
-                  flush=True)
+        noun, of = ("point", f"/{total}") if total is not None else ("probe", "")
         done = _finished(folder) if self.options.resume is not None else None
         if done is not None:
+            self.started += 1
             return done
         point = point_options(self.workload, self.options, key, value, folder)
+        summary = self.run_point(point, folder, f"{noun} {self.started + 1}{of}: "
+                                 f"{key}={value:g}")
+        if self.cut is not None and key not in self.cut:
+            self.cut = {key: value, **self.cut}
+        return summary
+
+    def run_point(self, point: CommonOptions, folder: Path,
+                  label: str) -> dict[str, Any] | None:
+        """Run ``point`` (a point's own options, writing into ``folder``), said on stderr as
+        ``label`` unless ``--quiet``; None when an interrupt ended it before its summary."""
+        self.started += 1
+        if not self.options.quiet:
+            print(f"{label} -> {folder}", file=sys.stderr, flush=True)
         before = interrupts()
         self._in_point = True
         summary: dict[str, Any] | None = None
@@ -113,7 +123,7 @@ class PointRunner:
             self._arm()
         if (summary is None or interrupts() > before
                 or summary.get("stop_reason") == "interrupted"):
-            self.cut = {key: value, "out_dir": str(folder), "summary": summary is not None}
+            self.cut = {"out_dir": str(folder), "summary": summary is not None}
         return summary
 
     def stop(self, what: str, key: str, total: int | None, base: Path,

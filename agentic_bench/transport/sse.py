@@ -11,7 +11,10 @@ keeps only the ``data:`` frames that decode to a message with choices
 (``endpoint_client/adapter_protocol.py`` 47, 128-135; ``openai/types.py`` 69-74;
 ``openai/openai_msgspec_adapter.py`` 125-130), so the frame is dropped and the request completes
 with what arrived. The result stays ``ok`` and its ``error`` keeps the dropped frame's text
-(:data:`STREAM_ERROR` first; :func:`dropped_stream_error` reads it back).
+(:data:`STREAM_ERROR` first; :func:`dropped_stream_error` reads it back). Under the same rule a
+``data:`` frame whose ``{...}`` is no JSON skips only itself and the frames after it in the
+same network read (``adapter_protocol.py`` 128-138, ``endpoint_client/worker.py`` 507-526; ours:
+the frames dated by the same chunk), and a payload that is no ``{...}`` is ignored (pattern 47).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ except ImportError:  # pragma: no cover
 _DATA_LINE = re.compile(rb"^data:(.*)", re.MULTILINE)
 STREAM_ERROR = "error event in stream"
 _DROPPED = f"{STREAM_ERROR} (dropped, as MLPerf drops a frame without choices)"
+SKIPPED_READ = "malformed SSE frame skipped with the rest of its network read, as MLPerf does"
 
 
 def dropped_note(message: str) -> str:
@@ -132,6 +136,19 @@ def _whole_events(chunks: list[tuple[int, bytes]]
     return out, whole
 
 
+def _mlperf_frame(payload: bytes) -> Any:
+    """What MLPerf's frame pattern (``adapter_protocol.py`` 47: ``data:\\s*(\\{[^\\n]+\\})``)
+    takes from a payload that is no JSON as a whole: ``{`` up to the line's last ``}``, decoded;
+    None when it matches nothing (ignored), :data:`_BAD` when that does not decode."""
+    end = payload.rfind(b"}")
+    if not payload.startswith(b"{") or end < 1:
+        return None
+    try:
+        return json.loads(payload[:end + 1])
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _BAD
+
+
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: list[dict[str, Any]],
                       mlperf: bool) -> None:
     """Merge one chunk's tool-call deltas (the rules: ``RequestContext.tool_deltas``)."""
@@ -172,6 +189,8 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     ended it), and one that ends without ``[DONE]`` is still a ``disconnect``."""
     mlperf = tool_deltas == "mlperf"
     dropped: str | None = None  # the first error frame the mlperf rule dropped
+    skipped: bytes | None = None  # the first malformed frame the mlperf rule skipped
+    skip_read: int | None = None  # the time of the network read being skipped
     result.chunks = len(chunks)
     content: list[str] = []
     reasoning: list[str] = []
@@ -192,6 +211,12 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
         if payload == b"[DONE]":
             done = True
             break
+        if mlperf and event is _BAD and t != skip_read:
+            event = _mlperf_frame(payload)
+            if event is _BAD:
+                skipped, skip_read = skipped or payload, t
+        if mlperf and (not isinstance(event, dict) or t == skip_read):
+            continue
         if event is _BAD:
             result.fail("malformed", f"chunk is not JSON: {payload[:120]!r}")
             break
@@ -244,11 +269,14 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
         result.t_first_token_ns = result.token_times_ns[0]
     if dropped is not None and result.status == "ok":
         result.error = dropped_note(dropped)
+    elif skipped is not None and result.status == "ok":
+        result.error = f"{SKIPPED_READ}: {skipped[:120]!r}"
     if result.status == "ok" and not done:
         after = "" if dropped is None else f" (after a dropped {STREAM_ERROR}: {dropped})"
         result.fail("disconnect",
                     f"stream ended without [DONE] after {len(chunks)} chunks{after}")
-    elif result.status == "ok" and result.finish_reason is None and dropped is None:
+    elif result.status == "ok" and result.finish_reason is None and dropped is None \
+            and skipped is None:
         got = len(result.token_times_ns)
         result.fail("incomplete", f"stream ended with [DONE] but no finish_reason after {got} "
                     "tokens (the server cut the reply short)")

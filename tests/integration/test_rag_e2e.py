@@ -280,7 +280,10 @@ def test_mlperf_preset_reads_invalid_with_its_departures(sim_factory: Callable[.
     assert summary["workload"]["sampling"] == "mlperf"
     assert summary["scenario"]["scenario"] == "offline"
     rows = {c["name"]: c for c in summary["constraints"]}
-    assert not rows["mlperf_configuration"]["ok"] and not rows["rag_judge_accuracy"]["ok"]
+    # a LoadGen performance run is not judged (#43 item 2: test_rag_e2e_loadgen_modes.py)
+    scored = summary["accuracy"].get("scored", True)
+    assert not rows["mlperf_configuration"]["ok"]
+    assert (not rows["rag_judge_accuracy"]["ok"]) if scored else "rag_judge_accuracy" not in rows
     assert rows["mlperf_configuration"]["value"] == len(block["departures"])
     assert summary["result"] == "INVALID"
     # the reference's loop (#31): decomposition first, at most one grading call per iteration
@@ -291,7 +294,8 @@ def test_mlperf_preset_reads_invalid_with_its_departures(sim_factory: Callable[.
     for session in {r["session_id"] for r in llm}:
         stages = [r["stage"] for r in llm if r["session_id"] == session]
         assert stages[0] == "decompose" and 1 <= stages.count("grade") <= 4, stages
-    assert set(summary["accuracy"]["mlperf_set_retrieval"]) == {"precision", "recall", "f1"}
+    if scored:
+        assert set(summary["accuracy"]["mlperf_set_retrieval"]) == {"precision", "recall", "f1"}
     text = (out / "summary.txt").read_text()
     assert "departs: no judge" in text
     if importlib.util.find_spec("mlperf_loadgen") is not None:

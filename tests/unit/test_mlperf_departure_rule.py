@@ -25,6 +25,7 @@ from agentic_bench.tasks.mlperf_departures import plain, stale_entries
 from agentic_bench.tasks.rag_e2e import mlperf_config as rag_config
 from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
 from agentic_bench.tasks.registry import load_task, parse_task_options
+from tests.unit.option_values import option_value
 
 ROOT = Path(__file__).resolve().parents[2]
 EXCERPT = ROOT / "tests" / "data" / "mlcommons_edge" / "agentic_coding_excerpt.jsonl"
@@ -40,29 +41,12 @@ DB_OFFICIAL = {"mlperf_db": True, "corpus": "doc_html", "loadgen": "mlperf", "ou
                "embedder": "/models/e5-base-v2"}
 
 
-def _value(spec: OptionSpec) -> Any:
-    """A valid value other than the default, as a file holds it (the helper of
-    tests/unit/test_option_schema.py)."""
-    if spec.example is not None:
-        return list(spec.example) if isinstance(spec.example, tuple) else spec.example
-    if spec.kind == "switch":
-        return True
-    if spec.choices is not None:
-        return next(c for c in reversed(spec.choices) if c != spec.default)
-    one = {int: 7, float: 2.5, Path: f"/tmp/ab/{spec.name}", str: f"v-{spec.name}"}
-    if spec.kind == "list":
-        second = {int: 8, float: 3.5, Path: f"/tmp/ab/{spec.name}-2", str: f"v-{spec.name}-2"}
-        return [one[spec.scalar], second[spec.scalar]]
-    value = one[spec.scalar]
-    return value + 1 if value == spec.default else value  # type: ignore[operator]
-
-
 def _changed(options: OptionsModel, spec: OptionSpec) -> OptionsModel:
     """``options`` with ``spec``'s field set to a value other than the one it has (the others
     as they are: the effective options of such a run), each option checked alone."""
     data = recipe_data(options)
     current = json.dumps(data[spec.name])
-    for candidate in (_value(spec), plain(spec.default), *(spec.choices or ())):
+    for candidate in (option_value(spec), plain(spec.default), *(spec.choices or ())):
         if json.dumps(candidate) != current:
             data[spec.name] = candidate
             break

@@ -19,7 +19,6 @@ from agentic_bench.cli.config_cmd import effective_options, model_for, parse_for
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.parser import build_parser
 from agentic_bench.options.schema import (
-    OptionSpec,
     from_recipe,
     identity,
     public_options,
@@ -28,28 +27,13 @@ from agentic_bench.options.schema import (
     to_argv,
 )
 from agentic_bench.tasks.registry import load_task, task_options, task_recipe
+from tests.unit.option_values import option_value
 
 COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline",
             "sim", "record", "serve", "rag build-index", "compare", "report", "validate",
             "import", "new-task", "traces stats", "traces convert", "traces build",
             "submission pack", "rag sample-layout", "export",
             "traces verify"]  # #32, #41: every command's options
-
-
-def _value(spec: OptionSpec) -> Any:
-    """A valid value other than the default, as a YAML file would hold it."""
-    if spec.example is not None:
-        return list(spec.example) if isinstance(spec.example, tuple) else spec.example
-    if spec.kind == "switch":
-        return True
-    if spec.choices is not None:
-        return next(c for c in reversed(spec.choices) if c != spec.default)
-    one = {int: 7, float: 2.5, Path: f"/tmp/ab/{spec.name}", str: f"v-{spec.name}"}
-    if spec.kind == "list":
-        second = {int: 8, float: 3.5, Path: f"/tmp/ab/{spec.name}-2", str: f"v-{spec.name}-2"}
-        return [one[spec.scalar], second[spec.scalar]]
-    value = one[spec.scalar]
-    return value + 1 if value == spec.default else value
 
 
 def _write(tmp_path: Path, data: dict[str, Any], name: str = "all.yaml") -> Path:
@@ -61,7 +45,7 @@ def _write(tmp_path: Path, data: dict[str, Any], name: str = "all.yaml") -> Path
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_flag_round_trips_config_flags_config(tmp_path: Path, name: str) -> None:
     found = specs(model_for(name))
-    data = {"benchmark": name, **{s.flag.lstrip("-"): _value(s) for s in found.values()}}
+    data = {"benchmark": name, **{s.flag.lstrip("-"): option_value(s) for s in found.values()}}
     # every option at once off its default breaks the rules between them (--sweep with
     # --search, --loadgen with --workers: test_rules_between_options): each is checked alone
     first = parse_for(name, ["--config", str(_write(tmp_path, data))], combinations=False)

@@ -17,8 +17,9 @@ percentile of ``latency`` / ``ttft`` / ``tpot`` (152-183) and each entry's ``sco
   ``response_counts`` (121-147; ``scored`` = a reply arrived, ``empty`` = a failed request's
   empty COMPLETE, ``missing`` = issued and never completed: a cancelled request),
   ``output_sequence_lengths`` (86-118; server ``usage`` counts, not the reference tokenizer,
-  so no ``osl_tokenize_s``). Plus the inline entry
-  (``dataset_name``/``dataset_type`` "performance", 295-300) with the IoU score.
+  so no ``osl_tokenize_s``). Then the inline entry
+  (``dataset_name``/``dataset_type`` "performance", 295-300) with the IoU score: BFCL first, as
+  ``execute.py`` 312-364 / 418-446 order the configs (the checker reads the first entry).
 * ``scores.json`` (``evaluation/scoring.py`` 729-754): ``score``, ``turns``, ``domains``,
   ``per_turn`` (``turn`` = the assistant row = client turn + 1, turns being 1..N),
   ``excluded_turns`` (from ``inline_score`` records). Not filled: per-turn ``gt_actions`` /
@@ -197,7 +198,10 @@ def build_scores(summary: dict[str, Any], records: list[dict[str, Any]]) -> dict
 def build_accuracy_results(summary: dict[str, Any],
                            records: list[dict[str, Any]]) -> dict[str, Any]:
     acc = summary.get("accuracy") or {}
-    entries: list[dict[str, Any]] = []
+    # BFCL first, the inline performance entry after it: commands/benchmark/execute.py 312-364
+    # appends the accuracy datasets' configs, then 418-446 the performance one, and
+    # accuracy.py 260-377 scores and appends them in that order
+    entries: list[dict[str, Any]] = [bfcl_entry(acc, records)] if acc.get("planned") else []
     if acc.get("inline"):
         turns = acc["inline"].get("turns") or {}
         window = _window_ns(records, "performance")
@@ -210,8 +214,6 @@ def build_accuracy_results(summary: dict[str, Any],
                                           or {}).get("counts", {}).get("requests", 0),
                         "duration_s": round((window or 0) / 1e9, 3), "complete": True,
                         "dataset_type": "performance"})
-    if acc.get("planned"):
-        entries.append(bfcl_entry(acc, records))
     scores = [e["score"] for e in entries if e["dataset_type"] != "performance"
               and isinstance(e["score"], int | float)]
     head = {"average_accuracy": sum(scores) / len(scores)} if scores else {}

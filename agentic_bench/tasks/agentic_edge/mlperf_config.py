@@ -35,6 +35,12 @@ MLPERF_CONVERSATIONS, MLPERF_REQUESTS = 20, 1007
 MLPERF_PERF_SHA256 = "b7da8c4ffbe1cabd79c4d8169e5201541e006364b4bfc016d01d893e20ee6f70"
 # the BFCL data MLPerf's 995 sample ids come from: endpoints ea332753 pyproject.toml 163
 BFCL_PIN = "2026.3.23"
+# The reference's accuracy phase waits for every reply: no per-request limit in its HTTP client
+# (endpoint_client/http.py has none; 572 connects "without timeout"), accuracy drain timeout
+# None = "wait indefinitely" (config/schema.py 822-832, commands/benchmark/execute.py 689); the
+# yaml's whole-run ``timeout: 21600`` is never applied by execute.py. Ours keeps a limit, set to
+# that 6 h: far beyond any real BFCL reply (<= 1024 tokens), so none scores empty by timing out.
+BFCL_REQUEST_TIMEOUT_S = 21600.0
 
 
 def _accuracy_departures(args: Any, bfcl: str | None) -> list[str]:
@@ -127,6 +133,7 @@ def departures(args: Any, *, mlcommons_trace: bool = False,
 # What MLPerf's configuration sets where our defaults differ (every agentic-edge run).
 PRESET: dict[str, Any] = {
     "stop_after_failures": 0,  # the reference issues every request whatever fails
+    "request_timeout": BFCL_REQUEST_TIMEOUT_S,  # the BFCL phase waits for its replies
 }
 # The options the texts above judge (the rule leaves them to those texts).
 JUDGED = frozenset({
@@ -152,8 +159,8 @@ NOTES = {
             "compliance/checker.py 124-141",
     "stop_after_failures": "the reference issues every request whatever fails",
     "retries": "the reference fails a turn at its first failed request",
-    "request_timeout": "the BFCL phase's limit per request (the coding phase's is the turn "
-                       "timeout)",
+    "request_timeout": "the BFCL phase's limit per request, where the reference waits for "
+                       "every reply (the coding phase's is the turn timeout)",
     "sessions": "sessions issued, cycling through the data, where MLPerf issues each "
                 "conversation and sample once",
     "duration": "issuing stops after it, where MLPerf issues every request",

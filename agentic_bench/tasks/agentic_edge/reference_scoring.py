@@ -24,10 +24,11 @@ The reference is mlcommons/endpoints (snapshot ea332753); each rule names its fi
   JavaScript for ``simple_java`` / ``simple_javascript`` only) and underscore-to-dot names.
 
 One departure: the reference lets an exception abort the whole scoring pass — from
-``ast_checker``, or from the extractor's ``json.dumps`` of arguments JSON cannot encode (a set
-literal in a text call: ``extractor.py`` 554-555, uncaught up to ``commands/benchmark/
-accuracy.py`` 284, so no ``accuracy_results.json`` is written); here that sample alone scores 0,
-with the exception in its error text.
+``ast_checker``, from the extractor's ``json.dumps`` of arguments JSON cannot encode (a set
+literal in a text call: ``extractor.py`` 554-555), or from ``ast.literal_eval`` raising what
+``extractor.py`` 586-587 does not catch (``TypeError`` for ``f(a={[1]: 2})``), uncaught up to
+``commands/benchmark/accuracy.py`` 284, so no ``accuracy_results.json`` is written; here that
+sample alone scores 0, with the exception in its error text, and counts as completed.
 """
 
 from __future__ import annotations
@@ -229,6 +230,8 @@ def score_reply(sample: BfclSample, text: str) -> tuple[Verdict, list[Call]]:
     except UnencodableCall as exc:  # see the module docstring: one sample, not the whole pass
         return Verdict(False, f"extracted arguments are not JSON-serializable: {exc}",
                        "extractor"), []
+    except Exception as exc:  # literal_eval's TypeError etc.: the same departure, one sample
+        return Verdict(False, f"extractor raised {type(exc).__name__}: {exc}", "extractor"), []
     checker = bfcl_env.import_bfcl("eval_checker.ast_eval.ast_checker")
     enums = bfcl_env.import_bfcl("constants.enums")
     language = enums.Language[_JAVA_LIKE.get(sample.subset, "PYTHON")]

@@ -124,6 +124,25 @@ def rag_accuracy(records: Sequence[dict[str, Any]], headline: str = "f1",
     return out
 
 
+def scored_in_run(loadgen: str | None, loadgen_mode: str | None) -> bool:
+    """Whether this run scores accuracy: every run but a LoadGen performance or TEST09 one.
+    MLPerf E2E-RAG judges the accuracy run only (mlcommons/inference b66003e1
+    ``e2e-rag/reference_mlperf.py`` 255-271 run ``accuracy_eval.py`` under ``--accuracy``);
+    a performance run draws its 824 samples with replacement and is never judged or gated."""
+    return loadgen != "mlperf" or loadgen_mode == "accuracy"
+
+
+def unscored_block(gates: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The accuracy block of a run that does not score (:func:`scored_in_run`): no figures,
+    no judge, no accuracy gate; only the configuration rows the run carries."""
+    return {"metric": "", "headline": None, "scored": False, "rule": UNSCORED_RULE,
+            **({"gates": list(gates)} if gates else {})}
+
+
+UNSCORED_RULE = ("MLPerf E2E-RAG scores and gates accuracy in the LoadGen accuracy run only "
+                 "(reference_mlperf.py 255-271); this run is not judged")
+
+
 def rescore(records: Sequence[dict[str, Any]],
             previous: dict[str, Any] | None) -> dict[str, Any] | None:
     """The accuracy block recomputed from the ``sample`` records (``agentic-bench report``).
@@ -132,6 +151,8 @@ def rescore(records: Sequence[dict[str, Any]],
     target, and the judge's verdicts (a judge is another model; ``report`` does not call it).
     """
     previous = previous or {}
+    if previous.get("scored") is False:  # a LoadGen performance/TEST09 run stays unscored
+        return dict(previous)
     by_label = {label: key for key, label in METRIC_LABELS.items()}
     headline = by_label.get(str(previous.get("metric")), "f1")
     judge = previous.get("judge") if isinstance(previous.get("judge"), dict) else None

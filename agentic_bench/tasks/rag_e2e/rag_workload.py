@@ -9,7 +9,7 @@ from typing import Any
 from agentic_bench.contracts import SessionSource, Workload
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.common import common
-from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy
+from agentic_bench.tasks.rag_e2e.accuracy import rag_accuracy, scored_in_run, unscored_block
 from agentic_bench.tasks.rag_e2e.executor import RagShared, make_executor
 from agentic_bench.tasks.rag_e2e.index_cache import (
     Selection,
@@ -233,8 +233,12 @@ def build_workload(args: RagE2eOptions) -> Workload:
                                 transport=run.transport)
     texts = {q.id: q.question for q in selection.questions}
     mlperf = mlperf_block(args, len(sessions), corpus_info)
+    # a LoadGen performance or TEST09 run is neither judged nor gated on accuracy
+    scored = scored_in_run(getattr(args, "loadgen", None), getattr(args, "loadgen_mode", None))
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+        if not scored:
+            return unscored_block([configuration_gate(mlperf)] if mlperf["requested"] else [])
         judge = None
         if judge_cfg is not None:
             from agentic_bench.tasks.rag_e2e.judge import judge_samples
@@ -271,7 +275,8 @@ def build_workload(args: RagE2eOptions) -> Workload:
     info["mlperf"] = mlperf  # --resume compares what was run, not how departures are worded
     if corpus_info:
         identity["corpus"] = {k: corpus_info.get(k) for k in CORPUS_IDENTITY}
-    slos = {"accuracy": args.accuracy_target} if args.accuracy_target is not None else {}
+    slos = ({"accuracy": args.accuracy_target}
+            if args.accuracy_target is not None and scored else {})
     recipe = None if trace is not None else task_recipe("rag-e2e", args)
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
                     make_executor=make_executor(shared), score=score, default_slos=slos,

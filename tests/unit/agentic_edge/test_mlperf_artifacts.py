@@ -207,7 +207,8 @@ def test_accuracy_entry_as_the_readers_see_it() -> None:
                                        "live_irrelevance": 0.0},
                      "unscored_subsets": {}, "total_samples": 3, "issued_samples": 3}
     assert entry["score"] == pytest.approx(1 / 3) and results["average_accuracy"] == entry["score"]
-    assert [e["dataset_type"] for e in results["accuracy_scores"]] == ["performance", "accuracy"]
+    # BFCL first (execute.py 312-364 before 418-446; test_issue43_edge.py)
+    assert [e["dataset_type"] for e in results["accuracy_scores"]] == ["accuracy", "performance"]
     assert find_accuracy_entry(build_accuracy_results(_summary("perf-oracle"), [])) is None
 
 

@@ -101,3 +101,24 @@ def test_a_known_3_percent_slowdown_is_worse_at_1_and_same_at_5_percent() -> Non
     assert verdict(ttft, a, b, 0.05)["verdict"] == "SAME"
     same = Run(_summary(c := _records(rng, 400)), collect(c, {}))
     assert verdict(ttft, a, same, 0.01)["verdict"] in ("SAME", "INCONCLUSIVE")
+
+
+def test_a_long_run_keeps_a_seeded_subset_of_whole_sessions(tmp_path: Any) -> None:
+    """The budgets bound a long run: lines of sessions left out are skipped unparsed, and the
+    sessions kept are the same whether read from the file or from parsed records."""
+    import orjson
+
+    from agentic_bench.metrics.intervals import kept_records
+
+    records = _records(random.Random(5), 400)
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    from_file = collect(kept_records(path, 0.25), {}, 0.25)
+    from_list = collect(records, {}, 0.25)
+    assert set(from_file.sessions) == set(from_list.sessions)
+    assert 60 < len(from_file.sessions) < 140 and from_file.skipped == 400 - len(
+        from_file.sessions)
+    summary = {**_summary(records), "counts": {"requests_ok": 10**7, "sessions": 10**6}}
+    from agentic_bench.metrics.intervals import SESSION_BUDGET, VALUE_BUDGET, budget_fraction
+
+    assert budget_fraction(summary) == min(VALUE_BUDGET / 10**7, SESSION_BUDGET / 10**6)
