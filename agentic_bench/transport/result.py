@@ -63,6 +63,9 @@ class ChatResult:
     token_times_ns: list[int] = field(default_factory=list)
     content: str = ""
     reasoning: str = ""
+    # the part of ``reasoning`` sent under ``reasoning_content`` (what MLPerf's E2E-RAG loop
+    # reads, msr 359-367; ``reasoning`` also holds a ``reasoning`` key's text)
+    reasoning_content: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {id, name, arguments(str)}
     finish_reason: str | None = None
     input_tokens: int | None = None

@@ -194,6 +194,7 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     result.chunks = len(chunks)
     content: list[str] = []
     reasoning: list[str] = []
+    reasoning_content: list[str] = []  # what came under that key alone
     calls: dict[int, dict[str, Any]] = {}
     done = False
     model = result.model
@@ -250,10 +251,13 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
                 content.append(text)
                 carried = True
             if reasoning_keys:
-                think = delta.get("reasoning_content") or delta.get("reasoning")
+                named = delta.get("reasoning_content")
+                think = named or delta.get("reasoning")
                 if think:
                     reasoning.append(think)
                     carried = True
+                    if named:
+                        reasoning_content.append(named)
             if tool_keys and delta.get("tool_calls"):
                 _merge_tool_delta(calls, delta["tool_calls"], mlperf)
                 carried = True
@@ -264,6 +268,7 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
     result.model = model
     result.content = "".join(content)
     result.reasoning = "".join(reasoning)
+    result.reasoning_content = "".join(reasoning_content)
     result.tool_calls = [calls[i] for i in sorted(calls)]
     if result.token_times_ns:
         result.t_first_token_ns = result.token_times_ns[0]

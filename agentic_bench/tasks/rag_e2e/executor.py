@@ -43,7 +43,8 @@ class LlmCallFailed(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Reply:
     """What the pipeline sees of a chat call: its text (and reasoning, which MLPerf's loop
-    reads when the text is empty)."""
+    reads when the text is empty: only what the server sent as ``reasoning_content``, as the
+    reference reads ``message.reasoning_content`` alone, msr 359-367)."""
 
     content: str
     reasoning: str = ""
@@ -96,7 +97,7 @@ def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses |
             recorded = cached.take(messages)
             content = recorded if recorded is not None else content
         log.llm.append(LlmCall(step, stage, start, messages, params, result, content))
-        return Reply(content, result.reasoning if cached is None else "")
+        return Reply(content, result.reasoning_content if cached is None else "")
 
     return chat
 
