@@ -185,16 +185,33 @@ def _in_thread(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dict[str, A
     return out
 
 
+ERROR_ANSWER = "Error"  # the reference's answer to a question that raised
+
+
+def judged_items(samples: Sequence[dict[str, Any]],
+                 questions: dict[str, str]) -> list[dict[str, str]]:
+    """What the judge is asked for each sample: the answer; ``Error`` for a question whose
+    pipeline raised, as the reference stores it for the judge (mlcommons/inference b66003e1
+    e2e-rag/reference_SUT.py 294-307: the exception handler sets the answer to "Error");
+    an empty answer for one never answered (interrupted, capped)."""
+    def answer(s: dict[str, Any]) -> str:
+        if s.get("answered"):
+            return str(s.get("prediction") or "")
+        return ERROR_ANSWER if s.get("error") else ""
+
+    return [{"question": questions.get(s["question_id"], ""), "gold": s["gold"],
+             "prediction": answer(s)} for s in samples]
+
+
 def judge_samples(samples: Sequence[dict[str, Any]], cfg: JudgeConfig,
                   questions: dict[str, str]) -> dict[str, Any]:
     """Judge every question; the ``judge`` block of the accuracy summary.
 
-    A question without an answer is sent with an empty one (STEP 1 makes it wrong); a judge
-    error is incorrect. ``accuracy`` = correct / questions, as ``accuracy.txt`` reports it.
+    A question whose pipeline raised is judged with the answer ``Error`` and one never answered
+    with an empty one (:func:`judged_items`); a judge error is incorrect. ``accuracy`` =
+    correct / questions, as ``accuracy.txt`` reports it.
     """
-    items = [{"question": questions.get(s["question_id"], ""), "gold": s["gold"],
-              "prediction": (s.get("prediction") or "") if s.get("answered") else ""}
-             for s in samples]
+    items = judged_items(samples, questions)
     out = _in_thread(items, cfg) if items else {"endpoint": cfg.url, "model": cfg.model,
                                                 "verdicts": [], "errors": {},
                                                 "error_examples": []}
