@@ -10,7 +10,7 @@
 3. **Power**: one run against ``sim --ttft-ms 103`` (3 % slower) judged against the first
    runs: WORSE at 1 %, SAME at 5 % expected. ``--power-sessions`` (default 1,600) runs 3 more
    baselines and one 3 %-slower run at that size, judged on TTFT p50 and mean (a median at 400
-   sessions is about ±1.5 % wide: too wide to say SAME at 5 % of a 3 % effect every time).
+   sessions is too wide to say SAME at 5 % of a 3 % effect every time: see the record).
    ``--power-only`` runs just this part and adds it to the record.
 
 Each run: ``--sessions`` single-request sessions, closed loop of 16 streams, 8-token replies.
