@@ -171,8 +171,8 @@ class Workload:
     prepare: Callable[[str, str | None], dict[str, Any]] | None = None
     # the sessions are timed agent trees (Weka): --concurrency runs them in lanes (load/lanes.py)
     trees: bool = False
-    # the model is to make tool calls (OpenAI ``tools``): the embedded endpoint then serves it
-    # through llama-cpp-python and our routing shim (endpoint/llama_cpp_server.choose_embedded)
+    # the model is to make tool calls (OpenAI ``tools``): the embedded endpoint then puts our
+    # tool-call routing in front of llama-server (endpoint/llama_cpp_server.choose_embedded)
     tool_routing: bool = False
 
 

@@ -17,7 +17,7 @@ from agentic_bench.contracts import (
     SessionTicket,
     Workload,
 )
-from agentic_bench.replay.session import SessionReplayer
+from agentic_bench.replay.trace_replayer import TraceReplayer
 
 
 def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
@@ -47,7 +47,7 @@ def session_executor(workload: Workload, ctx: ExecContext) -> Execute:
 
 
 def replay_executor(ctx: ExecContext) -> Execute:
-    return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run
+    return TraceReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns).run
 
 
 __all__ = ["replay_executor", "session_executor"]

@@ -15,8 +15,11 @@ Reference: mlcommons/inference b66003e1, ``e2e-rag/read_docs.py`` 434-542
   "original_url", "passage"}]}``.
 
 ``--corpus`` accepts the folder, a ``.tar.gz`` of it, or such a ``passages.json``. A document's
-id is its URL (``file:<name>`` when the mapping has none — that page can never match a gold URL,
-as in the reference); its title is the article title from the URL.
+id is its URL (``file:<name>`` when the mapping has none: ``read_docs.py`` 425-427 gives such a
+page the URL ``""``, and the reference loop drops every result without one,
+``multi_shot_retrieval.py`` 1549-1556, as :mod:`rag_pipeline.reference_loop` does); its title is
+the article title from the URL. The stats count those pages (``unmapped_pages``), so a run can
+flag a ``url_mapping.json`` that does not cover the corpus.
 """
 
 from __future__ import annotations
@@ -206,7 +209,9 @@ def load_reference_corpus(path: str | Path, *, cache_dir: Path | None = None,
             raise CorpusError(f"{source}: invalid JSON: {exc}") from exc
         docs = documents_from_passages(payload, str(source))
         return ReferenceCorpus(docs, {"source": "passages.json", "pages": len(docs),
-                                      "passages": sum(len(d.passages) for d in docs)})
+                                      "passages": sum(len(d.passages) for d in docs),
+                                      "unmapped_pages": sum(1 for d in docs
+                                                            if not reference_url(d.doc_id))})
     if source.is_file() and source.name.endswith((".tar.gz", ".tgz", ".tar")):
         if cache_dir is None:
             raise CorpusError(f"{source}: an archive needs a cache folder to unpack into")
@@ -222,9 +227,10 @@ def load_reference_corpus(path: str | Path, *, cache_dir: Path | None = None,
                 "length": length, "overlap": overlap}
     key = _corpus_key(files, mapping, settings)
     cached = cache_dir / f"passages-{key[:16]}.json" if cache_dir is not None else None
-    stats: dict[str, Any] = {"source": str(source), "pages": len(files), **settings,
-                             "url_mapping_entries": len(mapping)}
     names = [base_filename(p.name) for p in files]
+    stats: dict[str, Any] = {"source": str(source), "pages": len(files), **settings,
+                             "url_mapping_entries": len(mapping),
+                             "unmapped_pages": sum(1 for n in names if not mapping.get(n))}
     if cached is not None and cached.is_file():
         docs = documents_from_passages(json.loads(cached.read_text(encoding="utf-8")),
                                        str(cached))

@@ -10,7 +10,10 @@ Transcribes ``multi_shot_retrieval()`` of mlcommons/inference b66003e1
 
 - **Collect** (msr 1479-1562): per query ``retrieve_k`` chunks, reranked only when there are
   more than ``max(rerank_k, retrieve_k // queries)`` and cut to that; the first chunk of each
-  page not seen before in this question becomes a *new page* (order: query by query).
+  page not seen before in this question becomes a *new page* (order: query by query); a chunk
+  of a page without a URL (``file:<name>``: ``url_mapping.json`` has none) is dropped, neither
+  graded, kept nor counted, as the reference keeps only results whose ``original_url`` is
+  set (msr 1549-1556; ``read_docs.py`` 425-427 gives an unmapped page ``""``).
 - **Grade** (msr 1313-1333, 468-573): one call over all new pages; ``relevance[i] == 1`` keeps
   page i; an empty reply, no JSON object, a list of the wrong length or any failure keeps all.
 - **Sufficiency** (msr 1341-1367, 576-704): only when something is kept; the JSON
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from rag_pipeline.events import timed_stage
@@ -40,12 +44,24 @@ from rag_pipeline.generation import ChatFn
 from rag_pipeline.index import Hit
 from rag_pipeline.loop_prompts import PromptSet, own_prompts
 from rag_pipeline.nodes import RagNodes, chat_function, stage_callback
+from rag_pipeline.reference_corpus import reference_url
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
 QUERY_GEN_DOCS = 12  # msr 1396-1399: the last 12 kept pages go into a query prompt
 UNKNOWN = "Unknown"  # msr 779-797: what an empty or failed answer call becomes
+# The iteration a call belongs to (the reference's ``hop_count``, msr 1289, 1324, 1354, 1382,
+# 1412) while the chat function runs: a chat function may read it to key the call.
+current_hop: ContextVar[int | None] = ContextVar("reference_loop_hop", default=None)
+
+
+class CallMustSucceed(Exception):
+    """Raised by a chat function for a call the loop may not fall back from: in the reference's
+    perf-test mode a call with a cached reply must succeed (msr 408-418, 430-455; the stage
+    functions re-raise it, 563-570, 690-697, 785-793, 903-911), so the question fails."""
+
+
 _FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)\n?```", re.DOTALL)
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
@@ -156,16 +172,21 @@ class ReferenceLoopNodes(RagNodes):
         return self.index.chunks[position].text
 
     async def _ask(self, config: RunnableConfig, prompt: str, max_tokens: int,
-                   details: dict[str, Any]) -> str | None:
-        """One call; the reply's text, or ``None`` when the call failed (recorded in
-        ``details["failed"]``)."""
+                   details: dict[str, Any], hop: int) -> str | None:
+        """One call of iteration ``hop``; the reply's text, or ``None`` when the call failed
+        (recorded in ``details["failed"]``)."""
         chat: ChatFn = chat_function(config)
         params = self.config.generation.params(max_tokens)
+        token = current_hop.set(hop)
         try:
             reply = await chat([{"role": "user", "content": prompt}], params)
+        except CallMustSucceed:
+            raise
         except Exception as exc:  # the reference catches every failure and falls back
             details["failed"], details["failed_type"] = str(exc)[:300], type(exc).__name__
             return None
+        finally:
+            current_hop.reset(token)
         details["replies"] = [reply]
         return reply_text(reply)
 
@@ -181,7 +202,8 @@ class ReferenceLoopNodes(RagNodes):
         kind = "decompose" if not state.get("asked") else "next_subqueries"
         info = {"round": state.get("round", 0), "kind": kind, "iteration": iteration}
         with timed_stage("decompose", stage_callback(config), info) as details:
-            text = await self._ask(config, prompt, cfg.generation.max_tokens_decompose, details)
+            text = await self._ask(config, prompt, cfg.generation.max_tokens_decompose, details,
+                                   iteration)
             if text is None:
                 queries, feedback = [question], p.feedback_error.format(error=details["failed"])
             else:
@@ -217,6 +239,8 @@ class ReferenceLoopNodes(RagNodes):
                 before = len(new)
                 for position in positions:  # msr 1549-1556
                     page = self._page(position)
+                    if not reference_url(page):  # no URL: the reference drops the result
+                        continue
                     if page not in met:
                         met.add(page)
                         pages.append(page)
@@ -250,7 +274,7 @@ class ReferenceLoopNodes(RagNodes):
             info = {"round": state.get("round", 0), "docs": len(new), "iteration": iteration}
             with timed_stage("grade", stage_callback(config), info) as details:
                 text = await self._ask(config, prompt, self.config.generation.max_tokens_grade,
-                                       details)
+                                       details, iteration)
                 verdicts = parse_relevance(text or "", len(new))
                 chosen = [i for i, v in zip(new, verdicts, strict=True) if v == 1]
                 details["relevant"] = len(chosen)
@@ -272,7 +296,8 @@ class ReferenceLoopNodes(RagNodes):
         info = {"round": state.get("round", 0), "docs": len(kept), "iteration": iteration}
         with timed_stage("sufficiency", stage_callback(config), info) as details:
             text = await self._ask(config, prompt,
-                                   self.config.generation.max_tokens_sufficiency, details)
+                                   self.config.generation.max_tokens_sufficiency, details,
+                                   iteration)
             sufficient = parse_sufficient(text or "", iteration >= limit)
             details["sufficient"] = bool(sufficient)
         return {"sufficient": sufficient, "llm_calls": state.get("llm_calls", 0) + 1}
@@ -288,7 +313,7 @@ class ReferenceLoopNodes(RagNodes):
         info = {"round": state.get("round", 0), "docs": len(kept)}
         with timed_stage("generate", stage_callback(config), info) as details:
             text = await self._ask(config, prompt, self.config.generation.max_tokens_answer,
-                                   details)
+                                   details, state.get("iteration", 1))
             answer = text or UNKNOWN
             details["answer"] = answer
         return {"answer": answer, "context": list(kept), "sufficient": True,

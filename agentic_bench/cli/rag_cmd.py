@@ -52,7 +52,7 @@ BuildIndexOptions`: ``--config FILE`` included)."""
                           embedder_url=args.embedder_url,
                           embedder_key_env=args.embedder_api_key_env, corpus=args.corpus,
                           prefixes=args.embed_prefixes == "auto" and not args.mlperf_db,
-                          backend=args.embed_backend,
+                          backend=args.embed_backend, device=args.device,
                           on_index=manifest_step(args))
     print(format_report(report))
     if args.json_report:
@@ -66,9 +66,11 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
                  cache_dir: str | None, quiet: bool = False, embedder_url: str | None = None,
                  embedder_key_env: str = "EMBEDDER_API_KEY",
                  corpus: str | None = None, prefixes: bool = True,
-                 on_index: Any = None, backend: str = "torch") -> dict[str, Any]:
+                 on_index: Any = None, backend: str = "torch",
+                 device: str = "auto") -> dict[str, Any]:
     """Build (or load) the index and return the cost report as a dict; ``on_index(chunk_index,
-    embedder)``, when given, adds its dict as ``manifest``."""
+    embedder)``, when given, adds its dict as ``manifest``; ``device``: ``--device``, recorded
+    as ``device`` (asked, resolved, where the embedder ran)."""
     import os
     import time
     from pathlib import Path
@@ -86,10 +88,17 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
     started = time.perf_counter()
     try:
         from rag_pipeline import CorpusError, EmbedderUnavailableError
+        from rag_pipeline.devices import DeviceError, DevicePlacement, resolve_device
 
         directory = Path(cache_dir) if cache_dir else default_cache_dir()
+        try:
+            resolved = resolve_device(device)
+        except DeviceError as exc:
+            raise ConfigError(str(exc)) from None
         model = make_embedder(embedder, embedder_url, os.environ.get(embedder_key_env) or None,
-                              prefixes=prefixes, backend=backend, cache_dir=directory)
+                              prefixes=prefixes, backend=backend, cache_dir=directory,
+                              device=resolved)
+        placement = DevicePlacement.of(device, resolved, model).to_dict()
         ingestion: dict[str, Any] = {}
         if corpus:
             from rag_pipeline import load_reference_corpus
@@ -110,7 +119,7 @@ def build_report(*, quick: bool, embedder: str, kind: str, limit: int | None,
         raise ConfigError(str(exc)) from exc
     return {"corpus": chosen.label, "cache_dir": str(directory),
             "index_dir": str(directory / f"{stats.kind}-{stats.cache_key[:16]}"),
-            "wall_s": round(wall, 3), **stats.to_dict(),
+            "wall_s": round(wall, 3), **stats.to_dict(), "device": placement,
             **({"ingestion": ingestion} if ingestion else {}),
             **({"manifest": manifest} if manifest else {})}
 
@@ -124,6 +133,8 @@ def format_report(r: dict[str, Any]) -> str:
         *_ingestion_lines(r.get("ingestion")),
         f"  chunks        {r['chunks']:,} (768 chars, 32 overlap)",
         f"  embedder      {r['embedder']} ({r['dim']}-d)",
+        *([f"  device        --device {r['device']['requested']} → {r['device']['embedder']}"]
+          if r.get("device") else []),
         f"  index         {r['kind']}",
         f"  embed         {r['embed_s']:.1f} s, {r['passages_per_s']:.1f} passages/s"
         + (" (recorded at build)" if r["from_cache"] else ""),

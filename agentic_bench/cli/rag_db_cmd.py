@@ -70,18 +70,21 @@ def db_build_main(args: BuildIndexOptions) -> int:
     pages = qsl_pages(corpus, args.limit)
     try:
         from rag_pipeline import EmbedderUnavailableError
+        from rag_pipeline.devices import DeviceError, DevicePlacement, resolve_device
 
+        device = resolve_device(args.device)
         model = make_embedder(args.embedder, args.embedder_url,
                               os.environ.get(args.embedder_api_key_env) or None, prefixes=False,
                               backend=args.embed_backend,
                               cache_dir=Path(args.cache_dir) if args.cache_dir
-                              else default_cache_dir())
+                              else default_cache_dir(), device=device)
         summary = run_db_build(pages, model, out, mode=args.loadgen_mode,
                                conf=Path(args.loadgen_conf) if args.loadgen_conf else None,
                                model=args.loadgen_model, workers=args.db_workers,
                                command_line=command_line(sys.argv[1:]),
-                               departed=db_departures(args, model.name, len(pages)))
-    except EmbedderUnavailableError as exc:
+                               departed=db_departures(args, model.name, len(pages)),
+                               device=DevicePlacement.of(args.device, device, model).to_dict())
+    except (EmbedderUnavailableError, DeviceError) as exc:
         raise ConfigError(str(exc)) from exc
     print("\n".join(report_lines(summary, out)))
     if args.json_report:
@@ -102,7 +105,7 @@ def report_lines(summary: dict[str, Any], out: Path) -> list[str]:
         f"({db['unique_pages_issued']:,} distinct of {db['pages']:,}); "
         f"{len(db['failed'])} failed",
         f"  passages      {db['passages']:,} ({db['passages_per_s'] or 0:.1f}/s), "
-        f"{db['embedder']}, FAISS HNSW L2",
+        f"{db['embedder']} on {(db.get('device') or {}).get('embedder', 'cpu')}, FAISS HNSW L2",
         f"  database      {db['path']} md5 {db['md5']} (saved by the {db['saved_by']})",
     ]
     acc = summary.get("accuracy")

@@ -47,7 +47,8 @@ class CompareOptions(ToolOptions):
         "See docs/report.md.")
 
     run_dirs: tuple[Path, ...] = option(..., positional=True, metavar="DIR",
-                                        help="run output directories; the first is the "
+                                        help="run output directories, or --repeat folders "
+                                        "(judged across their runs); the first is the "
                                         "baseline")
     out: Path | None = option(None, metavar="DIR",
                               help="directory for compare.html (default: "
@@ -57,7 +58,8 @@ class CompareOptions(ToolOptions):
         (), metavar="NAME", example=("ttft_p99_ms",),
         help="judge this figure of every run against the first: BETTER / WORSE / SAME / "
         "INCONCLUSIVE from the 95% interval of B/A (a bootstrap over sessions; rates over time "
-        "windows) against --threshold; repeatable; a latency <ttft|tpot|request|turn|session>_"
+        "windows; across runs, Welch t on log values, when a DIR is a --repeat folder) against "
+        "--threshold; repeatable; a latency <ttft|tpot|request|turn|session>_"
         "<mean|p50|p90|p99>_ms or requests_per_s, output_tokens_per_s, sessions_per_s, "
         "goodput_sessions_per_s (with --gate and no --metric: TTFT p50/p99, TPOT p50, request "
         "and session p99, requests/s, output tok/s). Without --metric or --gate compare only "

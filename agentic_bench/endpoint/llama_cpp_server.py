@@ -14,11 +14,12 @@ an assistant message whose ``content`` is null), so the server is given ours,
 ``<tool_call>{...}</tool_call>`` blocks, ``tool`` results as ``<tool_response>`` — llama.cpp's
 template analysis then builds its tool-call parser and lazy grammar from it.
 
-It is the ``embedded`` endpoint (:func:`choose_embedded`) except where the model is to make the
-tool calls itself: through ``llama-server`` the 135M model makes a tool call in 1 reply of 50 BFCL
-samples (its lazy grammar waits for a ``<tool_call>`` the model does not write), through
-llama-cpp-python's server and our routing shim, which constrains a reply's first tokens to a
-choice between a message and a call, in 49 (benchmarks/results/agentic-edge/llama-server-vs-shim/).
+It is the ``embedded`` endpoint (:func:`choose_embedded`). Where the model is to make tool calls
+itself, ``tool_routing=True`` puts our routing in front (:mod:`.routing_proxy`, which starts
+``llama-server`` as its own child): through ``llama-server``'s own tool calling the 135M model
+makes a call in 1 reply of 50 BFCL samples (its lazy grammar waits for a ``<tool_call>`` the
+model does not write), with the routing — a reply's start grammar-chosen between a message and a
+named call — in 49, 9 of 50 right (benchmarks/results/agentic-edge/llama-server-routing/).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.endpoint.llama_server import LLAMA_CPP_VERSION, LlamaServer
+from agentic_bench.endpoint.llama_server import LLAMA_CPP_VERSION, LlamaServer, free_port
 from agentic_bench.errors import EndpointStartError
 
 TOOLS_TEMPLATE = Path(__file__).resolve().parent / "templates" / "smollm2-tools.jinja"
@@ -53,14 +54,14 @@ def find_binary() -> Path | None:
 
 
 def choose_embedded(tool_routing: bool) -> tuple[str, str]:
-    """Which server ``--endpoint embedded`` starts, and why: ``llama-server`` unless the workload
-    needs the model's tool calls (``tool_routing``) or the binary is not built, then
-    ``llama-cpp-python`` (its server with our routing shim)."""
-    if tool_routing:
-        return "llama-cpp-python", ("the model is to call tools: our routing shim makes the 135M "
-                                    "model call them, llama-server's template alone does not")
+    """Which server ``--endpoint embedded`` starts, and why: ``llama-server`` (with our tool-call
+    routing in front when the workload needs the model's tool calls, ``tool_routing``), or
+    ``llama-cpp-python`` (its server with our routing shim) when the binary is not built."""
     if find_binary() is None:
         return "llama-cpp-python", f"llama-server is not built: {HINT}"
+    if tool_routing:
+        return "llama-server", ("the model is to call tools: llama.cpp's own server with our "
+                                "routing in front (a message or a named call, grammar-chosen)")
     return "llama-server", "llama.cpp's own server, a slot per stream, /metrics"
 
 
@@ -68,16 +69,35 @@ class LlamaCppServer(LlamaServer):
     """``with LlamaCppServer(slots=4) as srv: ... srv.base_url`` — llama.cpp's server."""
 
     def __init__(self, *args: Any, slots: int = 1, binary: str | os.PathLike[str] | None = None,
-                 **kwargs: Any) -> None:
+                 tool_routing: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("n_ctx", MODEL_CTX)
         super().__init__(*args, **kwargs)
         self.slots = max(1, min(int(slots), MAX_SLOTS))
         self.binary = Path(binary) if binary else find_binary()
+        # our tool-call routing in front (routing_proxy.py): llama-server then listens on
+        # a loopback port of its own, picked at each start
+        self.tool_routing = tool_routing
+        self.upstream_port: int | None = None
+
+    def _spawn_and_wait(self, append_log: bool = False) -> None:
+        if self.tool_routing:
+            self.upstream_port = free_port("127.0.0.1")
+        super()._spawn_and_wait(append_log)
 
     def command(self) -> list[str]:
+        if not self.tool_routing:
+            return self.server_command(self.host, self.port)
+        return [self.python, "-m", "agentic_bench.endpoint.routing_proxy",
+                "--host", self.host, "--port", str(self.port),
+                "--upstream-port", str(self.upstream_port),
+                "--start-timeout", str(self.start_timeout_s),
+                "--", *self.server_command("127.0.0.1", self.upstream_port)]  # fmt: skip
+
+    def server_command(self, host: str, port: int | None) -> list[str]:
+        """``llama-server``'s own command line, listening on ``host:port``."""
         return [
             str(self.binary), "-m", str(self.model_path), "--alias", self.model,
-            "--host", self.host, "--port", str(self.port),
+            "--host", host, "--port", str(port),
             "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots),
             "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads),
             "--metrics", "--jinja", "--chat-template-file", str(TOOLS_TEMPLATE), "--no-ui",
@@ -104,7 +124,11 @@ class LlamaCppServer(LlamaServer):
         out.update(kind="llama-server", launcher="llama-server",
                    server=f"llama-server (llama.cpp from llama-cpp-python {LLAMA_CPP_VERSION})",
                    binary=str(self.binary), chat_template=TOOLS_TEMPLATE.name,
-                   metrics_urls=[self.metrics_url, self.slots_url] if self.port else [])
+                   metrics_urls=[self.metrics_url, self.slots_url] if self.port else [],
+                   tool_routing=("routing_proxy: a message or a named call, grammar-chosen "
+                                 "(docs/embedded-endpoint.md)") if self.tool_routing else None)
+        if self.tool_routing:
+            out["launcher"] = "agentic_bench.endpoint.routing_proxy + llama-server"
         flags = out["flags"]
         for key in ("chat_format", "n_threads_batch"):
             flags.pop(key, None)

@@ -1,10 +1,11 @@
 """Turn ``--endpoint`` into a ready transport: a URL, ``embedded``, ``llama-server``,
 ``llama-cpp-python`` or ``inproc``.
 
-``embedded`` starts the packaged model on llama.cpp's ``llama-server`` — or on llama-cpp-python's
-server with our tool-call routing when the workload needs tool calls (:func:`choose_embedded`) —
-on a free loopback port, restarts it if it crashes, and stops it when the block exits, whatever
-happens; ``inproc`` calls the same model
+``embedded`` starts the packaged model on llama.cpp's ``llama-server`` — with our tool-call
+routing in front (:mod:`.routing_proxy`) when the workload needs tool calls, on llama-cpp-python's
+server when ``llama-server`` is not built (:func:`choose_embedded`) — on a free loopback port,
+restarts it if it crashes, and stops it when the block exits, whatever happens; ``inproc`` calls
+the same model
 through ``llama_cpp.Llama`` in this process (no HTTP). A URL is checked before the run:
 unreachable, rejected key and unknown model are usage errors (exit 2) and nothing is sent.
 """
@@ -78,10 +79,12 @@ def _embedded_server(spec: str, tool_routing: bool, server_log: Path | None,
     if spec == "llama-server":
         from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
 
-        cpp = LlamaCppServer(log_path=server_log, append_log=True, slots=slots)
+        cpp = LlamaCppServer(log_path=server_log, append_log=True, slots=slots,
+                             tool_routing=tool_routing)
         slots_text = f"{cpp.slots} slot{'s' if cpp.slots != 1 else ''}"
+        routing = ", our tool-call routing in front" if tool_routing else ""
         print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
-              f"{slots_text} x {cpp.n_ctx:,} tokens, {cpp.n_threads} threads); pass "
+              f"{slots_text} x {cpp.n_ctx:,} tokens, {cpp.n_threads} threads{routing}); pass "
               "--endpoint URL to measure your own server", file=sys.stderr, flush=True)
         return cpp
     if spec == "llama-cpp-python":
@@ -104,8 +107,8 @@ async def open_endpoint(
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
     once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams).
-    ``tool_routing``: the workload needs the model to make tool calls (``embedded`` then
-    serves through llama-cpp-python and our routing shim: :func:`choose_embedded`).
+    ``tool_routing``: the workload needs the model to make tool calls (``llama-server``, the
+    ``embedded`` default, then gets our routing in front: :func:`choose_embedded`).
     ``transport_kind``: the run's ``--transport`` (None: $AGENTIC_BENCH_TRANSPORT, then raw)."""
     if spec == "inproc":
         from agentic_bench.endpoint.inproc import InprocChatClient

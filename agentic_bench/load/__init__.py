@@ -4,7 +4,9 @@
 of :data:`SCENARIOS`); :func:`constant_arrivals`, :func:`poisson_arrivals`,
 :func:`burst_arrivals` and :func:`trace_arrivals` are the scenarios' schedules;
 :class:`LoadRunner` issues :class:`SessionSource` sessions on them and returns its
-:class:`RunStats`. The scheduler's own wait is ``load.clock.sleep_until``.
+:class:`RunStats`; it and ``load.lanes.LaneRunner`` (agent trees in lanes) are the two
+:class:`Scheduler` implementations (``load/scheduler.py``: the contract, and the ticket
+accounting they share). The scheduler's own wait is ``load.clock.sleep_until``.
 """
 
 from agentic_bench.contracts import SessionSource
@@ -14,7 +16,8 @@ from agentic_bench.load.arrivals import (
     poisson_arrivals,
     trace_arrivals,
 )
-from agentic_bench.load.runner import LoadRunner, RunStats
+from agentic_bench.load.runner import LoadRunner
+from agentic_bench.load.scheduler import RunStats, Scheduler
 from agentic_bench.options.load import SCENARIOS, LoadSpec
 
 __all__ = [
@@ -22,6 +25,7 @@ __all__ = [
     "LoadRunner",
     "LoadSpec",
     "RunStats",
+    "Scheduler",
     "SessionSource",
     "burst_arrivals",
     "constant_arrivals",

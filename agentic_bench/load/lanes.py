@@ -35,7 +35,7 @@ from agentic_bench.contracts import (
     SessionTicket,
 )
 from agentic_bench.load.clock import LaneClock, sleep_or_stop
-from agentic_bench.load.runner import RunStats
+from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
 from agentic_bench.synthesis.marker import cache_bust_marker
@@ -57,6 +57,9 @@ class LaneStats(RunStats):
 
 
 class LaneRunner:
+    """Agent trees in lanes (see the module's text): a
+    :class:`~agentic_bench.load.scheduler.Scheduler` whose in-flight cap is its lanes."""
+
     def __init__(self, spec: LaneSpec, source: SessionSource, execute: Execute,
                  sink: RecordSink | None = None, skip: set[int] | None = None,
                  t0_ns: int = 0) -> None:
@@ -71,9 +74,15 @@ class LaneRunner:
         self.measured_over = asyncio.Event()  # --duration reached (or Ctrl-C)
         self.run_id = secrets.token_hex(6)
         self.clock = LaneClock(spec.idle_gap_cap_s)
+        self.grace_s = spec.grace_s  # 0 after cancel(); the spec is never changed
         self._next = 0
         self._drawn = 0
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._running: set[asyncio.Future[Any]] = set()  # the warm-up, then the lanes
+
+    @property
+    def streams(self) -> int:
+        """The in-flight cap: one tree per lane (its subagents take no lane)."""
+        return self.spec.lanes
 
     def planned_sessions(self) -> int | None:
         spec = self.spec
@@ -144,18 +153,12 @@ class LaneRunner:
         lane = ticket.worker
         began = perf_counter_ns()
         try:
-            outcome = await self.execute(ticket)
-        except asyncio.CancelledError:
-            self.stats.cancelled += 1
-            raise
+            await settle(self.stats, self.execute, ticket)
         except Exception as exc:  # an executor that let its failure out: recorded here
             self._failed(ticket.index, ticket.session.session_id, lane, ticket.scheduled_ns,
                          exc)
-            return
         finally:
             self.stats.busy_ns[lane] += perf_counter_ns() - began
-        self.stats.completed += 1
-        self.stats.errors += outcome.errors
 
     async def _lane(self, lane: int, first: tuple[int, Session, float] | None) -> None:
         current = first
@@ -198,7 +201,7 @@ class LaneRunner:
         lo, hi = spec.trajectory
         self.stats.t_start_ns = perf_counter_ns()
         firsts: list[tuple[int, Session, float] | None] = []
-        for lane in range(spec.lanes):
+        for lane in range(self.streams):
             drawn = await self._next_tree(lane)
             if drawn is None:
                 firsts.append(None)
@@ -210,9 +213,11 @@ class LaneRunner:
             firsts.append((index, session, start))
         try:
             warm = asyncio.ensure_future(self._warmup(firsts))
+            self._running = {warm}
             stopper = asyncio.ensure_future(self.stop_event.wait())
             await asyncio.wait({warm, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            if not warm.done():
+            if not warm.done() or warm.cancelled():  # Ctrl-C, or cancel(), in the warm-up
+                stopper.cancel()
                 warm.cancel()
                 await asyncio.gather(warm, return_exceptions=True)
                 self.stats.stop_reason = "interrupted"
@@ -230,6 +235,7 @@ class LaneRunner:
         spec = self.spec
         lanes = [asyncio.ensure_future(self._lane(lane, first))
                  for lane, first in enumerate(firsts) if first is not None]
+        self._running = set(lanes)
         all_lanes = asyncio.ensure_future(asyncio.wait(lanes)) if lanes else None
 
         async def timer() -> str:
@@ -256,7 +262,7 @@ class LaneRunner:
                 if self.stop_event.is_set():
                     self.stats.stop_reason = "interrupted"
             if lanes:
-                _, pending = await asyncio.wait(lanes, timeout=spec.grace_s)
+                _, pending = await asyncio.wait(lanes, timeout=self.grace_s)
                 for task in pending:
                     task.cancel()
                 await asyncio.gather(*pending, return_exceptions=True)
@@ -264,6 +270,8 @@ class LaneRunner:
             ending.cancel()
             await asyncio.gather(ending, return_exceptions=True)
             self.measured_over.set()
+            if self.stop_event.is_set():  # cancel() ended the lanes before the timer saw it
+                self.stats.stop_reason = "interrupted"
 
     def lanes_record(self) -> dict[str, Any]:
         """The ``lanes`` record: how full the lanes were over the measured phase."""
@@ -279,9 +287,22 @@ class LaneRunner:
                 "duration_s": spec.duration_s, "stop_reason": stats.stop_reason,
                 **self.clock.stats()}
 
-    def cancel_all(self) -> None:
+    def final_records(self) -> list[dict[str, Any]]:
+        """The ``lanes`` record (:meth:`lanes_record`)."""
+        return [self.lanes_record()]
+
+    def stop(self) -> None:
+        """No new tree; the trees in flight finish within the grace (first Ctrl-C)."""
+        self.stop_event.set()
+
+    def cancel(self) -> None:
+        """End the run now (second Ctrl-C): the warm-up or the lanes in flight are cancelled,
+        no grace left."""
+        self.grace_s = 0.0
         self.measured_over.set()
         self.stop_event.set()
+        for task in list(self._running):
+            task.cancel()
 
 
 __all__ = ["LaneRunner", "LaneStats"]

@@ -12,36 +12,23 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import Execute, SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.arrivals import burst_arrivals, poisson_arrivals, trace_arrivals
 from agentic_bench.load.clock import sleep_until
+from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import OPEN_LOOP, LoadSpec
 
 SPIN_NS = 1_000_000  # how early the arrival timer fires; the rest is a cooperative wait
 
 
-@dataclass
-class RunStats:
-    """What a :class:`LoadRunner` run did: sessions issued, completed, failed and cancelled,
-    why it stopped, its start and end times and each session's outcome."""
-
-    issued: int = 0
-    completed: int = 0
-    errors: int = 0
-    cancelled: int = 0
-    stop_reason: str = "done"
-    t_start_ns: int = 0
-    t_end_ns: int = 0
-    start_skew_ns: int = 0
-
-
 class LoadRunner:
     """Issues the sessions of ``source`` under ``spec`` (arrivals, concurrency, stop
-    conditions, interrupts) through ``execute``; knows nothing about HTTP."""
+    conditions, interrupts) through ``execute``; knows nothing about HTTP. A
+    :class:`~agentic_bench.load.scheduler.Scheduler`; ``shard=(k, n)``: shard ``k`` of ``n``
+    of the one global schedule (load/shard_worker.py)."""
     def __init__(self, spec: LoadSpec, source: SessionSource, execute: Execute,
                  on_done: Callable[[SessionOutcome, RunStats], None] | None = None,
                  skip: set[int] | None = None, shard: tuple[int, int] = (0, 1),
@@ -58,6 +45,17 @@ class LoadRunner:
         self.stop_event = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._issuing: asyncio.Future[None] | None = None
+
+    @property
+    def streams(self) -> int | None:
+        """The in-flight cap of this runner (its shard's): a closed loop's streams, split over
+        the shards (shard ``k`` of ``n`` runs ``S // n``, one more while ``k < S mod n``); an
+        open loop's ``--concurrency``, held by each shard, or None (no cap)."""
+        spec = self.spec
+        if spec.scenario in OPEN_LOOP:
+            return spec.concurrency or None
+        total = spec.streams
+        return total // self.shards + (1 if self.shard < total % self.shards else 0)
 
     def planned_sessions(self) -> int | None:
         spec = self.spec
@@ -90,15 +88,10 @@ class LoadRunner:
 
     async def _one(self, ticket: SessionTicket, slot: asyncio.Semaphore | None) -> None:
         try:
-            outcome = await self.execute(ticket)
-        except asyncio.CancelledError:
-            self.stats.cancelled += 1
-            raise
+            outcome = await settle(self.stats, self.execute, ticket)
         finally:
             if slot is not None:
                 slot.release()
-        self.stats.completed += 1
-        self.stats.errors += outcome.errors
         if self.on_done:
             self.on_done(outcome, self.stats)
 
@@ -107,6 +100,19 @@ class LoadRunner:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self.stats.issued += 1
+
+    def stop(self) -> None:
+        """No new session; the ones in flight finish within the grace (first Ctrl-C)."""
+        self.stop_event.set()
+
+    def final_records(self) -> list[dict[str, Any]]:
+        """Nothing: every record of a sessions run is its sessions' own."""
+        return []
+
+    def cancel(self) -> None:
+        """Stop issuing and cancel every in-flight session now: no grace left."""
+        self.stop_event.set()
+        self.cancel_all()
 
     def cancel_all(self) -> None:
         """Cancel every in-flight session now (second Ctrl-C): no grace left."""
@@ -136,7 +142,8 @@ class LoadRunner:
         return self.stop_event.is_set()
 
     async def _open_loop(self, t_start: int) -> None:
-        slot = asyncio.Semaphore(self.spec.concurrency) if self.spec.concurrency else None
+        cap = self.streams
+        slot = asyncio.Semaphore(cap) if cap else None
         base: float | None = None  # a resumed run starts at its first unfinished arrival
         for index, offset in enumerate(self.offsets()):
             if index in self.skip:  # finished in an earlier segment: no wait for it
@@ -164,7 +171,6 @@ class LoadRunner:
 
     async def _closed_loop(self, t_start: int, streams: int, lockstep: bool) -> None:
         counter = itertools.count(self.shard, self.shards)
-        streams = streams // self.shards + (1 if self.shard < streams % self.shards else 0)
         limit = self.planned_sessions()
 
         def take() -> int | None:
@@ -207,11 +213,12 @@ class LoadRunner:
                 issuing = asyncio.ensure_future(self._open_loop(t_start))
             else:
                 issuing = asyncio.ensure_future(self._closed_loop(
-                    t_start, self.spec.streams, lockstep=scenario == "multi-stream"))
+                    t_start, self.streams or 0, lockstep=scenario == "multi-stream"))
             self._issuing = issuing
             stopper = asyncio.ensure_future(self.stop_event.wait())
             await asyncio.wait({issuing, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            if not issuing.done():  # interrupted while closed-loop workers run
+            if not issuing.done() or issuing.cancelled():  # interrupted while issuing
+                stopper.cancel()
                 self.stats.stop_reason = "interrupted"
                 await self._drain_closed(issuing)
             else:

@@ -63,9 +63,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     workload = build_from_recipe(spec.recipe)
     client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None,
                               kind=spec.transport, api_key_header=spec.api_key_header)
-    streams = max(1, (spec.load.concurrency or 1) // spec.shards)
-    await client.warm_up(min(streams, 256))
-    writer = RecordWriter(Path(spec.records_path)).open()
+    writer = RecordWriter(Path(spec.records_path))
     lags = Distribution()  # the shard's schedule lag at 1 µs, not a list of every request's
     counts = {"requests": 0, "errors": 0}
 
@@ -81,10 +79,12 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     ctx = ExecContext(client, sink, t_start, spec.options, transport_kind=spec.transport)
     runner = LoadRunner(spec.load, workload.source, session_executor(workload, ctx),
                         skip=spec.skip, shard=(spec.shard, spec.shards), t_start_ns=t_start)
+    await client.warm_up(min(runner.streams or 1, 256))  # the shard's own in-flight cap
+    writer.open()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            loop.add_signal_handler(sig, runner.stop_event.set)
+            loop.add_signal_handler(sig, runner.stop)
         except (ValueError, RuntimeError):  # not the main thread (a Ray actor): ``stop`` only
             break
     watcher = asyncio.ensure_future(_watch(stop, runner)) if stop is not None else None
@@ -113,7 +113,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
 async def _watch(stop: Any, runner: LoadRunner) -> None:
     while not stop.is_set():
         await asyncio.sleep(0.1)
-    runner.stop_event.set()
+    runner.stop()
 
 
 def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:

@@ -4,7 +4,11 @@ Order of precedence, lowest first:
 
 1. quick defaults (one pass over the sessions, no minimum duration, seeds from ``--seed``);
 2. with ``--loadgen-conf FILE``: LoadGen's built-in mlperf.conf, then FILE (user.conf style,
-   ``model.scenario.key = value``), exactly as ``TestSettings.FromConfig`` reads them;
+   ``model.scenario.key = value``), exactly as ``TestSettings.FromConfig`` reads them — over
+   LoadGen's own default for token latencies (off), so the files decide them as they do for an
+   MLPerf harness that builds a fresh ``TestSettings`` and reads its user.conf (e.g.
+   mlcommons/inference ``e2e-rag/reference_mlperf.py`` 203-208: ``e2e-rag-qna`` is not among
+   the models ``loadgen/mlperf.conf`` 96-111 turns them on for, so E2E-RAG runs without);
 3. flags the user gave explicitly (``--target-qps``, ``--sessions``, ``--duration``,
    ``--concurrency`` for multi-stream, ``--slo ttft_p99_ms/tpot_p99_ms``) and the mode.
 """
@@ -59,7 +63,7 @@ def plan_settings(opts: LoadgenOptions, load: LoadSpec, slos: dict[str, float],
         "min_duration_ms": 0,
         "min_query_count": 1 if load.duration_s and not load.sessions else one_pass,
         "max_query_count": 0,
-        "use_token_latencies": opts.token_latencies,
+        "use_token_latencies": opts.token_latencies and opts.conf is None,
         "server_target_qps": qps or 1.0,
         "offline_expected_qps": qps or 1.0,
         "multi_stream_samples_per_query": spq if scenario == "MultiStream"

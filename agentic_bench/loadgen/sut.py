@@ -12,6 +12,13 @@ LoadGen calls, on the loop thread:
   LLM calls of that stage, e.g. rag-e2e's answer, as MLPerf's E2E-RAG SUT reports the answer
   generator's tokens: mlcommons/inference ``e2e-rag/reference_SUT.py`` 257-262, 318-330).
 
+Each LoadGen batch starts in sample-index order, not LoadGen's shuffled order, as MLPerf's
+E2E-RAG SUT submits a batch to its pool (``e2e-rag/reference_SUT.py`` 343-349), so a run issues
+the same sessions first whatever LoadGen's order. With ``token_stage`` (the answer's tokens, as
+that SUT counts them) an answer whose call reported no token counts its words, at least one
+(``reference_SUT.py`` 318-328: ``max(1, len(answer.split()))``); the answer is the ``sample``
+record's ``prediction``.
+
 The response data is a small JSON object naming the session in accuracy mode (our scorer reads
 it back); otherwise it is shaped as LLM SUTs shape it, one 4-byte token id (zero) per output
 token, so compliance tests that measure output length from the accuracy log (TEST09) read the
@@ -63,6 +70,7 @@ class Query:
     batch: int
     tokens: int = 0
     first_token: str | None = None  # how it was reported: stream | record | completion
+    answer: str | None = None  # the sample record's prediction (token_stage's fallback)
     done: bool = False
     status: str | None = None
     latency_ms: float | None = None
@@ -117,7 +125,8 @@ class SessionSut:
     # --- LoadGen's thread -------------------------------------------------------------
     def issue_queries(self, samples: list[Any]) -> None:
         now = perf_counter_ns()
-        items = [(s.id, s.index) for s in samples]
+        # in sample-index order, as the reference SUT sorts a batch (reference_SUT.py 343-349)
+        items = sorted(((s.id, s.index) for s in samples), key=lambda item: item[1])
         if self.stopping:
             self._answer_empty(items)
             return
@@ -193,6 +202,8 @@ class SessionSut:
                 if "t_first_token_ns" in record and query.ttft_ms is None:
                     query.ttft_ms = self._issue_ttft(query, record)
                     self._first_token(query, "record")
+            elif rtype == "sample" and isinstance(record.get("prediction"), str):
+                query.answer = record["prediction"]
             elif rtype == "session":
                 query.status = record.get("status")
                 query.latency_ms = record.get("latency_ms")
@@ -224,7 +235,7 @@ class SessionSut:
             return
         self._first_token(query, "completion")  # LoadGen needs one before completion
         query.done = True
-        tokens = query.tokens
+        tokens = self.counted_tokens(query)
         if self.token_latencies and tokens < 2:  # LoadGen's TPOT divides by tokens - 1
             self.stats.clamped_tokens += 1
             tokens = 2
@@ -234,17 +245,24 @@ class SessionSut:
                                   "output_tokens": query.tokens}).encode()
             buf = array.array("B", payload)  # alive until LoadGen has copied it (in the call)
         else:  # one int32 token id per output token
-            buf = array.array("B", bytes(4 * query.tokens))
+            buf = array.array("B", bytes(4 * self.counted_tokens(query)))
         addr, size = buf.buffer_info()
         self.lg.QuerySamplesComplete([self._response(query.query_id, addr, size, tokens)])
         del buf
         self.stats.completed += 1
         self.stats.t_last_done_ns = perf_counter_ns()
 
+    def counted_tokens(self, query: Query) -> int:
+        """The tokens LoadGen is told for ``query``: those counted; with ``token_stage``, when
+        none was, the answer's words, at least 1 (reference_SUT.py 318-328)."""
+        if query.tokens > 0 or self.token_stage is None:
+            return query.tokens
+        return max(1, len((query.answer or "").split()))
+
     def _response(self, query_id: int, addr: int, size: int, tokens: int) -> Any:
-        if self.token_latencies:
-            return self.lg.QuerySampleResponse(query_id, addr, size, tokens)
-        return self.lg.QuerySampleResponse(query_id, addr, size)
+        # the count goes with every response, token latencies on or off, as the reference SUT
+        # sends it (reference_SUT.py 323-330); LoadGen reads it only with token latencies on
+        return self.lg.QuerySampleResponse(query_id, addr, size, tokens)
 
     # --- control ----------------------------------------------------------------------
     def in_flight(self) -> set[asyncio.Task[None]]:

@@ -13,8 +13,10 @@ seeded). Against ``threshold`` t, for a figure where lower is better (latency):
 * **INCONCLUSIVE** — anything else: the evidence does not decide at this threshold.
 
 Mirrored where higher is better (throughput). The interval covers the sessions' sampling noise
-of each run, not drifts between runs that only repeated runs can show (``--repeat``, not built
-yet); docs/metrics.md, "A/B verdicts", states what the false-verdict rate was measured to be.
+of each run, not drifts between runs that only repeated runs can show: when a side is a
+``--repeat`` folder, :mod:`agentic_bench.metrics.ab_repeats` judges across its runs instead
+(Welch t on log values), with the same :func:`judge`. docs/metrics.md, "A/B verdicts", states
+what the false-verdict rate was measured to be.
 """
 
 from __future__ import annotations
@@ -110,7 +112,9 @@ def verdict(metric: MetricRef, a: Run, b: Run, threshold: float) -> dict[str, An
 
     va, vb = metric.value(a.summary), metric.value(b.summary)
     row: dict[str, Any] = {"metric": metric.name, "a": va, "b": vb, "threshold": threshold,
-                           "better": "lower" if metric.lower_is_better else "higher"}
+                           "better": "lower" if metric.lower_is_better else "higher",
+                           "test": "bootstrap over sessions" if metric.latency is not None
+                           else "bootstrap over time windows"}
     fa, fb = _statistic(metric, a), _statistic(metric, b)
     if fa is None or fb is None or not va or vb is None:
         return {**row, "verdict": "INCONCLUSIVE", "ratio": None, "interval": None,
@@ -133,17 +137,23 @@ def verdict(metric: MetricRef, a: Run, b: Run, threshold: float) -> dict[str, An
         return {**row, "verdict": "INCONCLUSIVE", "ratio": vb / va, "interval": None,
                 "reason": "the ratio's interval is undefined (a zero value in a resample)"}
     found = judge(lo, hi, threshold, metric.lower_is_better)
-    span = f"B/A {vb / va:.3f} [{lo:.3f}, {hi:.3f}]"
-    reason = {
-        "SAME": f"{span} lies within ±{threshold:.1%}",
-        "WORSE": f"{span} lies wholly beyond {threshold:.1%} the wrong way "
-                 f"({'higher' if metric.lower_is_better else 'lower'} is worse)",
-        "BETTER": f"{span} lies wholly beyond {threshold:.1%} the right way",
-        "INCONCLUSIVE": f"{span} straddles ±{threshold:.1%}: more sessions (or repeated runs) "
-                        "would decide",
-    }[found]
+    reason = verdict_reason(found, vb / va, lo, hi, threshold, metric.lower_is_better,
+                            "more sessions (or repeated runs)")
     return {**row, "verdict": found, "ratio": round(vb / va, 5),
             "interval": [round(lo, 5), round(hi, 5)], "reason": reason}
+
+
+def verdict_reason(found: str, ratio: float, lo: float, hi: float, threshold: float,
+                   lower_is_better: bool, what_would_decide: str) -> str:
+    """The line that says why ``found`` (a verdict of :func:`judge`)."""
+    span = f"B/A {ratio:.3f} [{lo:.3f}, {hi:.3f}]"
+    return {
+        "SAME": f"{span} lies within ±{threshold:.1%}",
+        "WORSE": f"{span} lies wholly beyond {threshold:.1%} the wrong way "
+                 f"({'higher' if lower_is_better else 'lower'} is worse)",
+        "BETTER": f"{span} lies wholly beyond {threshold:.1%} the right way",
+        "INCONCLUSIVE": f"{span} straddles ±{threshold:.1%}: {what_would_decide} would decide",
+    }[found]
 
 
 def parse_threshold(text: str) -> float:
@@ -156,4 +166,4 @@ def parse_threshold(text: str) -> float:
 
 
 __all__ = ["DEFAULT_METRICS", "VERDICTS", "MetricRef", "Run", "judge", "parse_threshold",
-           "verdict"]
+           "verdict", "verdict_reason"]

@@ -32,6 +32,17 @@ from agentic_bench.units import NS_PER_MS
 
 STATS = ("count", "mean", "p50", "p90", "p99", "max")  # what describe() gives, shown in order
 
+# Where a metric is shown (MetricDecl.views). Every metric is in summary.json's latency_ms;
+# a view lists it when the view is named in its declaration:
+#   summary  summary.txt's and report.html's latency tables
+#   cards    report.html's headline cards (each statistic of ``compare``)
+#   compare  `agentic-bench compare`'s rows and its A/B figures (each statistic of ``compare``)
+#   cdf      compare's distribution plots
+#   sweep    a sweep's points (p50, p99) and its throughput-latency chart (p99)
+#   roles    the per-role block of an LLM role (rag-e2e: main, grade): step metrics only
+#   goodput  its SLO limit (when --slo sets one) gates a session's goodput
+VIEWS = ("summary", "cards", "compare", "cdf", "sweep", "roles", "goodput")
+
 
 @dataclass(frozen=True)
 class MetricDecl:
@@ -54,6 +65,8 @@ class MetricDecl:
     description: str
     title: str = ""  # the report's plot title (default: the label)
     derive: Callable[[Timestamps], Value] | None = None  # a request's value from its timestamps
+    views: tuple[str, ...] = VIEWS  # where it is shown (VIEWS); a plugin's: everywhere
+    missing_fails: bool = False  # a step without a value fails its goodput limit (TTFT)
 
     @property
     def heading(self) -> str:
@@ -97,11 +110,12 @@ LATENCY: tuple[MetricDecl, ...] = (
                'immediately before the request bytes are written to an already-open keep-alive '
                'socket (connections are opened before the run); "first chunk" is stamped first '
                "thing in the event loop's read callback for the socket read that completed it "
-               '(default `raw` transport, docs/transport.md).', "TTFT", _ttft),
+               '(default `raw` transport, docs/transport.md).', "TTFT", _ttft, missing_fails=True),
     MetricDecl("itl", "ITL", "step", "itl_ms", "ms", "lower", None, ('p50',),
                'gaps between consecutive content-carrying chunks, per chunk (not averaged per '
                'request). Chunks that arrive in one network read share one timestamp (gap 0).',
-               "Inter-token latency (ITL)", _itl),
+               "Inter-token latency (ITL)", _itl,
+               views=("summary", "cards", "compare", "goodput")),
     MetricDecl("tpot", "TPOT", "step", "tpot_ms", "ms", "lower", "tpot_p99_ms", ('p50', 'p99'),
                '(end − first token) / (output_tokens − 1). `output_tokens` come from the '
                "server's `usage` (the request asks `stream_options.include_usage`); when the "
@@ -109,12 +123,15 @@ LATENCY: tuple[MetricDecl, ...] = (
                '`harness.token_source` in summary.json counts which source each request used '
                '(`usage` or `chunks`).', "Time per output token (TPOT)", _tpot),
     MetricDecl("request", "request", "step", "request_ms", "ms", "lower", None, ('p50', 'p99'),
-               "sent → arrival of the stream's last bytes.", "Request latency", _request),
+               "sent → arrival of the stream's last bytes.", "Request latency", _request,
+               views=("summary", "cards", "compare", "sweep", "roles", "goodput")),
     MetricDecl("turn", "turn", "turn", "latency_ms", "ms", "lower", "turn_p90_ms", ('p50', 'p99'),
                'user message issued (after think time) → final assistant reply of that turn, '
-               'including tool, retrieve and rerank steps.', "Turn latency"),
+               'including tool, retrieve and rerank steps.', "Turn latency",
+               views=("summary", "compare", "cdf", "goodput")),
     MetricDecl("session", "session", "session", "latency_ms", "ms", "lower", None, ('p50', 'p99'),
-               'first step scheduled → last step done.', "Session latency"),
+               'first step scheduled → last step done.', "Session latency",
+               views=("summary", "compare", "goodput")),
 )
 
 
@@ -194,6 +211,26 @@ def latency_metrics() -> tuple[MetricDecl, ...]:
     return (*_DECLARED, *plugin_metrics())
 
 
+def shown_in(view: str) -> tuple[MetricDecl, ...]:
+    """The declared metrics a view shows (:data:`VIEWS`), in declaration order: how every
+    output picks its metrics, so a declared metric (a plugin's) reaches it with no other
+    edit. The ``roles`` view holds step metrics only (a role's block is of its LLM calls)."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown metric view {view!r} (one of {', '.join(VIEWS)})")
+    return tuple(d for d in latency_metrics() if view in d.views
+                 and (view != "roles" or d.source == "step"))
+
+
+def shown_latency(latency: Iterable[str]) -> list[str]:
+    """The names of a summary's ``latency_ms`` its latency tables show: the ``summary`` view's
+    in declaration order, then any the summary has that is not declared here (a metric of a
+    plugin not installed where it is read); a declared metric left out of the view is not."""
+    present = list(latency)
+    shown = [d.name for d in shown_in("summary") if d.name in present]
+    declared = {d.name for d in latency_metrics()}
+    return shown + [name for name in present if name not in declared]
+
+
 def step_derivations() -> list[Derivation]:
     """``(field, derive)`` of every declared step metric that derives its value: what
     :func:`~agentic_bench.records.llm_record` writes into an LLM call's record (asked per
@@ -245,7 +282,8 @@ def _plugin_metric(ref: PluginRef, taken: Sequence[MetricDecl]) -> MetricDecl:
         decl = obj if isinstance(obj, MetricDecl) else MetricDecl(
             obj.name, obj.label, obj.source, obj.field, obj.unit, obj.better, obj.slo,
             tuple(obj.compare), obj.description, getattr(obj, "title", ""),
-            getattr(obj, "derive", None))
+            getattr(obj, "derive", None), tuple(getattr(obj, "views", VIEWS)),
+            bool(getattr(obj, "missing_fails", False)))
     except (AttributeError, TypeError) as exc:
         raise ConfigError(f"{where}: not a metric declaration: {exc}") from exc
     problems = []
@@ -253,6 +291,8 @@ def _plugin_metric(ref: PluginRef, taken: Sequence[MetricDecl]) -> MetricDecl:
         problems.append(f"its metric is named {decl.name!r}, its entry point {ref.name!r}")
     if decl.source not in SOURCES:
         problems.append(f"source {decl.source!r} is not one of {', '.join(SOURCES)}")
+    if unknown := [v for v in decl.views if v not in VIEWS]:
+        problems.append(f"views {unknown} are not among {', '.join(VIEWS)}")
     if decl.derive is not None and not callable(decl.derive):
         problems.append("`derive` is not callable")
     for other in taken:
@@ -356,6 +396,7 @@ __all__ = [
     "LATENCY",
     "SOURCES",
     "STATS",
+    "VIEWS",
     "FigureDecl",
     "MetricDecl",
     "declare_latency",
@@ -371,6 +412,8 @@ __all__ = [
     "plugin_metrics",
     "reload_plugin_metrics",
     "render_doc",
+    "shown_in",
+    "shown_latency",
     "slo_limits",
     "step_derivations",
 ]

@@ -24,7 +24,8 @@ What gets an interval: TTFT, TPOT, request, turn and session latency (mean, p50,
 requests/s, output tokens/s, sessions/s and goodput sessions/s — these from the rates of
 :data:`WINDOWS` equal time windows of the run, resampled (batch means: a run always completes
 its sessions, so resampling sessions would return the count, not its noise); the accuracy
-headline.
+headline; the goodput fraction (sessions meeting every SLO / sessions: a Wilson score interval,
+each session one trial), from which a capacity search decides (run/search.py).
 docs/metrics.md, "Confidence intervals", says the same.
 """
 
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.metrics.declarations import field_of, in_latency_population
-from agentic_bench.metrics.verdict import goodput_limits, request_meets
+from agentic_bench.metrics.verdict import goodput_limits
 
 CONFIDENCE = 0.95
 RESAMPLES = 1000
@@ -93,7 +94,7 @@ def collect(records: Iterable[dict[str, Any]], slos: dict[str, float],
     (:func:`in_latency_population`); ``fraction`` < 1 keeps that share of the sessions."""
     out = SessionValues()
     fields = {name: field_of(name) for name in LATENCIES}
-    ttft_limit, tpot_limit, turn_limit = goodput_limits(slos)
+    limits = goodput_limits(slos)  # the declared goodput metrics (the tally's rule)
     for rec in records:
         sid, kind = rec.get("session_id"), rec.get("type")
         if rec.get("left_out"):  # kept_records skipped this session's lines unparsed
@@ -108,7 +109,7 @@ def collect(records: Iterable[dict[str, Any]], slos: dict[str, float],
         s = out.get(sid)
         if kind == "step" and rec.get("kind") == "llm" and rec.get("status") != "retried":
             ok = rec.get("status") == "ok"
-            if not ok or not request_meets(rec, ttft_limit, tpot_limit):
+            if not ok or not limits.met(rec, "step"):
                 s.violated = True  # a goodput session: every request ok and within limits
             if not ok:
                 continue
@@ -121,7 +122,7 @@ def collect(records: Iterable[dict[str, Any]], slos: dict[str, float],
                 if isinstance(value, int | float):
                     s.values.setdefault(name, []).append(float(value))
         elif kind == "turn" and in_latency_population(rec):  # the tally's rule for turns
-            if turn_limit is not None and (rec.get("latency_ms") or 0.0) > turn_limit:
+            if not limits.met(rec, "turn"):
                 s.violated = True
             if isinstance(rec.get(fields["turn"]), int | float):
                 s.values.setdefault("turn", []).append(float(rec[fields["turn"]]))
@@ -312,6 +313,29 @@ def accuracy_interval(correct: int, total: int) -> list[float] | None:
     return [round(float(ci.low), 4), round(float(ci.high), 4)]
 
 
+def fraction_interval(successes: int, total: int) -> tuple[float, float] | None:
+    """Wilson score interval of ``successes`` / ``total`` at :data:`CONFIDENCE`, unrounded
+    (SciPy's binomtest, as :func:`accuracy_interval`); None when ``total`` is 0. Each trial
+    counts once: for the goodput fraction a trial is a session (met every SLO or not)."""
+    if total <= 0:
+        return None
+    from scipy import stats
+
+    ci = stats.binomtest(max(0, min(successes, total)), total).proportion_ci(
+        confidence_level=CONFIDENCE, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def goodput_fraction_interval(summary: dict[str, Any]) -> list[float] | None:
+    """The Wilson interval of the **goodput fraction** (SLO attainment): sessions that met every
+    SLO (``goodput.sessions``) over sessions issued (``counts.sessions``); None without
+    sessions. A capacity search decides each probe from it (run/search.py)."""
+    sessions = int((summary.get("counts") or {}).get("sessions") or 0)
+    met = int((summary.get("goodput") or {}).get("sessions") or 0)
+    bounds = fraction_interval(met, sessions)
+    return None if bounds is None else [round(bounds[0], 4), round(bounds[1], 4)]
+
+
 def intervals(records: Iterable[dict[str, Any]], summary: dict[str, Any],
               slos: dict[str, float]) -> dict[str, Any]:
     """The ``intervals`` block of summary.json for a run (``records``: its records, read once;
@@ -331,6 +355,9 @@ def intervals(records: Iterable[dict[str, Any]], summary: dict[str, Any],
         if found is not None:
             block["latency_ms"][name] = found
     block["throughput"] = _rates(values, float(summary.get("duration_s") or 0.0), fraction)
+    fraction_bounds = goodput_fraction_interval(summary)
+    if fraction_bounds is not None:
+        block["goodput_fraction"] = fraction_bounds
     acc = summary.get("accuracy") or {}
     if isinstance(acc.get("correct"), int) and isinstance(acc.get("total"), int):
         block["accuracy"] = accuracy_interval(acc["correct"], acc["total"])
@@ -364,6 +391,8 @@ __all__ = [
     "accuracy_interval",
     "budget_fraction",
     "collect",
+    "fraction_interval",
+    "goodput_fraction_interval",
     "intervals",
     "kept_records",
     "latency_statistic",

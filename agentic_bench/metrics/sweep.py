@@ -11,37 +11,41 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from agentic_bench.metrics.declarations import shown_in
+from agentic_bench.metrics.summary_model import Summary
 
-def sweep_point(key: str, value: float, summary: dict[str, Any]) -> dict[str, Any]:
-    lat = summary["latency_ms"]
+
+def sweep_point(key: str, value: float, summary: Summary | dict[str, Any]) -> dict[str, Any]:
+    """One point of a sweep: the run's rates, goodput and the p50 and p99 of every metric of
+    the ``sweep`` view (metrics/declarations.py), as ``<metric>_p50_ms`` and ``_p99_ms``."""
+    run = Summary.of(summary)
+    in_flight = run.load.sessions_in_flight if run.load else None
     return {
         key: value,
-        "result": summary["result"],
-        "requests_per_s": summary["throughput"]["requests_per_s"],
-        "output_tokens_per_s": summary["throughput"]["output_tokens_per_s"],
-        "sessions_per_s": summary["throughput"]["sessions_per_s"],
-        "goodput_sessions_per_s": summary["goodput"]["sessions_per_s"],
-        "ttft_p50_ms": lat["ttft"]["p50"], "ttft_p99_ms": lat["ttft"]["p99"],
-        "tpot_p50_ms": lat["tpot"]["p50"], "tpot_p99_ms": lat["tpot"]["p99"],
-        "request_p50_ms": lat["request"]["p50"], "request_p99_ms": lat["request"]["p99"],
-        "errors": summary["counts"]["errors"], "out_dir": summary.get("out_dir"),
+        "result": run.result,
+        "requests_per_s": run.throughput.requests_per_s,
+        "output_tokens_per_s": run.throughput.output_tokens_per_s,
+        "sessions_per_s": run.throughput.sessions_per_s,
+        "goodput_sessions_per_s": run.goodput.sessions_per_s,
+        **{f"{decl.name}_{stat}_ms": run.latency(decl.name, stat)
+           for decl in shown_in("sweep") for stat in SWEEP_STATS},
+        "errors": run.counts.errors, "out_dir": run.out_dir,
         # where and when: the sweep page names the endpoint, the model and the date
-        "endpoint": (summary.get("endpoint") or {}).get("url"),
-        "model": (summary.get("endpoint") or {}).get("model"),
-        "started_at": summary.get("started_at"),
-        "in_flight_mean": ((summary.get("load") or {}).get("sessions_in_flight") or {})
-        .get("mean"),
-        "in_flight_max": ((summary.get("load") or {}).get("sessions_in_flight") or {})
-        .get("max"),
-        **({"short": summary["load"]["short"]} if (summary.get("load") or {}).get("short")
-           else {}),
-        **_tree_figures(summary),
+        "endpoint": run.endpoint.url,
+        "model": run.endpoint.model,
+        "started_at": run.started_at,
+        "in_flight_mean": in_flight.mean if in_flight else None,
+        "in_flight_max": in_flight.max if in_flight else None,
+        **({"short": run.load.short} if run.load and run.load.short else {}),
+        **_tree_figures(run.trees),
     }
 
 
-def _tree_figures(summary: dict[str, Any]) -> dict[str, Any]:
+SWEEP_STATS = ("p50", "p99")  # each sweep-view metric's statistics in a point
+
+
+def _tree_figures(trees: dict[str, Any] | None) -> dict[str, Any]:
     """A run over agent trees adds what InferenceX AgentX charts (metrics/trees.py)."""
-    trees = summary.get("trees")
     if not trees:
         return {}
     per_gpu = trees["throughput"]["per_gpu"]

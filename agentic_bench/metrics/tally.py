@@ -19,14 +19,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agentic_bench.metrics.declarations import field_of, in_latency_population, latency_metrics
+from agentic_bench.metrics.declarations import (
+    field_of,
+    in_latency_population,
+    latency_metrics,
+    shown_in,
+)
 from agentic_bench.metrics.distribution import MICROSECOND_MS, Distribution
 from agentic_bench.metrics.early_stop import FailureCauses
 from agentic_bench.metrics.interactivity import InteractivityTally
 from agentic_bench.metrics.load_reached import LoadTally
 from agentic_bench.metrics.prefix_cache import PrefixCacheTally
 from agentic_bench.metrics.trees import TreesTally
-from agentic_bench.metrics.verdict import goodput_limits, request_meets
+from agentic_bench.metrics.verdict import goodput_limits
 
 KEPT_TYPES = frozenset({"run", "segment", "lanes", "fanout", "branch", "join"})
 REQUEST = field_of("request")
@@ -36,17 +41,16 @@ def _distribution(unit: str) -> Distribution:
     return Distribution(MICROSECOND_MS if unit == "ms" else None)
 
 
-ROLE_METRICS = ("ttft", "tpot", "request")  # the declared metrics a role's block shows
 
 
 class RoleTally:
-    """LLM calls of one ``role`` (e.g. rag-e2e's main and grade models): each of
-    :data:`ROLE_METRICS` under its record field's name."""
+    """LLM calls of one ``role`` (e.g. rag-e2e's main and grade models): each metric of the
+    ``roles`` view (metrics/declarations.py) under its record field's name."""
 
     def __init__(self) -> None:
         self.requests = 0
         self.errors = 0
-        self.metrics = {field_of(name): Distribution() for name in ROLE_METRICS}
+        self.metrics = {decl.field: Distribution() for decl in shown_in("roles")}
 
     def add(self, r: dict[str, Any], ok: bool) -> None:
         self.requests += 1
@@ -54,8 +58,11 @@ class RoleTally:
             self.errors += 1
             return
         for field, dist in self.metrics.items():
-            if field in r:
-                dist.add(r[field])
+            value = r.get(field)
+            if isinstance(value, list | tuple):
+                dist.add_all(value)
+            elif value is not None:
+                dist.add(value)
 
     def block(self, sessions: int) -> dict[str, Any]:
         return {"requests": self.requests, "errors": self.errors,
@@ -148,7 +155,7 @@ class RunTally:
         else:
             self.errors[r.get("error_type") or "error"] += 1
             self.failures.add(r)
-        if not _request_meets(r, ok, self._limits):
+        if not (ok and self._limits.met(r, "step")):
             self._violated.add(r.get("session_id"))
         self.interactivity.add_llm(r, ok)
         self.prefix_cache.add_llm(r)
@@ -170,8 +177,7 @@ class RunTally:
             return
         self.counts["turns_ok"] += 1
         self._add_values("turn", t)
-        turn_limit = self._limits[2]
-        if turn_limit is not None and t["latency_ms"] > turn_limit:
+        if not self._limits.met(t, "turn"):
             self._violated.add(t["session_id"])
 
     def _session(self, s: dict[str, Any]) -> None:
@@ -184,7 +190,7 @@ class RunTally:
             self.counts["sessions_ok"] += 1
             if in_latency_population(s):
                 self._add_values("session", s)
-            self.goodput += sid not in self._violated
+            self.goodput += sid not in self._violated and self._limits.met(s, "session")
         self._violated.discard(sid)
         self.interactivity.add_session(s)
         self.prefix_cache.end_session(s.get("session_id"))
@@ -198,12 +204,6 @@ class RunTally:
                 dist.add_all(value)
             elif value is not None:
                 dist.add(value)
-
-
-def _request_meets(r: dict[str, Any], ok: bool,
-                   limits: tuple[float | None, float | None, float | None]) -> bool:
-    """One request within the goodput limits (``verdict.session_meets_slos``'s test)."""
-    return ok and request_meets(r, *limits[:2])
 
 
 __all__ = ["KEPT_TYPES", "RoleTally", "RunTally"]

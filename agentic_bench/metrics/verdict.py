@@ -12,10 +12,11 @@ also carries LoadGen's own verdict as the row ``loadgen_result``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.metrics.declarations import field_of, slo_limits
+from agentic_bench.metrics.declarations import MetricDecl, shown_in, slo_limits
 
 # an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
 UPPER = slo_limits()  # the built-ins'; the verdict asks slo_limits() when it runs
@@ -124,31 +125,48 @@ def _limit(slos: dict[str, float], metric: str) -> float | None:
     return min(found) if found else None
 
 
-def goodput_limits(slos: dict[str, float]) -> tuple[float | None, float | None, float | None]:
-    """The TTFT, TPOT and turn limits every request and turn of a goodput session must meet."""
-    return _limit(slos, "ttft"), _limit(slos, "tpot"), _limit(slos, "turn")
+@dataclass(frozen=True)
+class GoodputLimits:
+    """The limits every record of a goodput session must meet: for each metric of the
+    ``goodput`` view (metrics/declarations.py) that an --slo key limits, the tightest limit,
+    by the records it is read from (``step``, ``turn``, ``session``)."""
+
+    by_source: dict[str, tuple[tuple[MetricDecl, float], ...]]
+
+    def met(self, record: dict[str, Any], source: str) -> bool:
+        """``record`` (of ``source``) within every limit on its metrics: each value (each
+        element of a list field) at most the limit; a missing value meets it, except for a
+        metric declared ``missing_fails`` (a request with no first token fails a TTFT
+        limit; one with a single token, no TPOT, meets a TPOT limit)."""
+        for decl, limit in self.by_source.get(source, ()):
+            value = record.get(decl.field)
+            values = value if isinstance(value, list | tuple) else (
+                () if value is None else (value,))
+            if not values and decl.missing_fails:
+                return False
+            if any(v > limit for v in values):
+                return False
+        return True
+
+
+def goodput_limits(slos: dict[str, float]) -> GoodputLimits:
+    """The limits of a goodput session under ``slos``, read from the declarations: every
+    metric of the ``goodput`` view whose limit an --slo key sets (whichever statistic)."""
+    by_source: dict[str, list[tuple[MetricDecl, float]]] = {}
+    for decl in shown_in("goodput"):
+        limit = _limit(slos, decl.name)
+        if limit is not None:
+            by_source.setdefault(decl.source, []).append((decl, limit))
+    return GoodputLimits({k: tuple(v) for k, v in by_source.items()})
 
 
 def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any]],
                        slos: dict[str, float]) -> bool:
-    """Per-session goodput test: every request and turn within the latency limits."""
-    ttft, tpot, turn = goodput_limits(slos)
-    if not all(r.get("status") == "ok" and request_meets(r, ttft, tpot) for r in requests):
-        return False
-    turn_field = field_of("turn")
-    return not (turn is not None and any(t[turn_field] > turn for t in turns))
-
-
-_TTFT, _TPOT = field_of("ttft"), field_of("tpot")  # the built-ins' record fields
-
-
-def request_meets(r: dict[str, Any], ttft: float | None, tpot: float | None) -> bool:
-    """One successful request within the TTFT and TPOT limits: a request with no first token
-    fails a TTFT limit; one with a single token (no TPOT) meets a TPOT limit."""
-    first, per_token = r.get(_TTFT), r.get(_TPOT)
-    if ttft is not None and (first is None or first > ttft):
-        return False
-    return not (tpot is not None and per_token is not None and per_token > tpot)
+    """Per-session goodput test: every request ok and every request and turn within the
+    latency limits."""
+    limits = goodput_limits(slos)
+    return (all(r.get("status") == "ok" and limits.met(r, "step") for r in requests)
+            and all(limits.met(t, "turn") for t in turns))
 
 
 ALWAYS = ("complete", "missing_turns")

@@ -46,9 +46,9 @@ class CommonOptions(OptionsModel):
         identity=True, redact=True,
         help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when missing), "
         "'embedded' (default: the packaged model on llama.cpp's own llama-server, a slot per "
-        "stream, /metrics scraped — or, when the model is to make tool calls (agentic-edge's "
-        "native tool mode), on llama-cpp-python's server with our tool-call routing), "
-        "'llama-server' or 'llama-cpp-python' (either of those, always), or 'inproc' (the model "
+        "stream, /metrics scraped — with our tool-call routing in front when the model is to "
+        "make tool calls: agentic-edge's native tool mode), 'llama-server' (the same), "
+        "'llama-cpp-python' (its server with our routing shim), or 'inproc' (the model "
         "in-process, no HTTP); docs/embedded-endpoint.md")
     model: str | None = option(None, group=ENDPOINT, identity=True,
                                help="model name to request (default: the first one the "
@@ -136,9 +136,10 @@ class CommonOptions(OptionsModel):
     search: SearchSpec | None = option(
         None, metavar="KEY=LO:HI", group=LOAD, example="concurrency=1:8",
         help="capacity under SLO: find the largest concurrency (or rate) in [LO, HI] at which "
-        "the goodput fraction (sessions meeting every --slo) stays >= --search-fraction, by "
-        "doubling from LO then bisection; writes search.json and sweep.html. Needs a latency "
-        "--slo")
+        "the goodput fraction (sessions meeting every --slo) stays >= --search-fraction, "
+        "each load decided from the fraction's 95% interval, by doubling from LO then "
+        "bisection; answers a capacity, 'at least N' or 'indeterminate between N and M'; "
+        "writes search.json and sweep.html. Needs a latency --slo")
     search_fraction: float = option(0.95, metavar="F", group=LOAD, example=0.5,
                                     help="--search: goodput fraction a load must keep (default "
                                     "0.95)")
@@ -147,8 +148,12 @@ class CommonOptions(OptionsModel):
         help="--search: stop bisecting when the bracket is this narrow (default 1 for "
         "concurrency, 5% of LO for a rate)")
     search_repeats: int = option(1, metavar="N", group=LOAD,
-                                 help="--search: runs per point, decided on the median fraction "
-                                 "(default 1)")
+                                 help="--search: runs per point; a point is decided from the "
+                                 "interval of its sessions pooled over its runs (default 1)")
+    search_max_runs: int = option(3, metavar="N", group=LOAD,
+                                  help="--search: a point whose goodput-fraction interval "
+                                  "straddles --search-fraction runs again, up to N runs in all; "
+                                  "still undecided, the answer is a range (default 3)")
     workers: int = option(1, metavar="N", group=LOAD,
                           help="shard sessions over N local worker processes (one event loop "
                           "each)")
@@ -254,6 +259,7 @@ class CommonOptions(OptionsModel):
 
     # (``check_fields=False``: ``replay``'s own counts and caps share these bounds)
     @field_validator("concurrency", "sessions", "max_errors", "search_repeats",
+                     "search_max_runs",
                      "warmup_requests_per_lane", "gpus", check_fields=False)
     @classmethod
     def _at_least_one(cls, value: int | None) -> int | None:
@@ -414,7 +420,7 @@ class CommonOptions(OptionsModel):
         if self.search is None:
             return None
         return self.search.tuned(self.search_fraction, self.search_resolution,
-                                 self.search_repeats)
+                                 self.search_repeats, self.search_max_runs)
 
     @property
     def slos(self) -> dict[str, float]:

@@ -1,5 +1,6 @@
 """Load specifications: which scenario, how hard, when to stop (:class:`LoadSpec`), the
-lanes of a run over agent trees (:class:`LaneSpec`), and the loads a sweep (:class:`SweepSpec`)
+lanes of a run over agent trees (:class:`LaneSpec`) — one of the two is a run's load, the
+tagged union :data:`LoadShape` (tag ``kind``) — and the loads a sweep (:class:`SweepSpec`)
 or a capacity search (:class:`SearchSpec`) runs at — the last two the parsed values of
 ``--sweep`` and ``--search``."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import ClassVar, Literal
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.schema import TextValue
@@ -27,6 +29,7 @@ class LoadSpec:
     """A run's load: the scenario and its rate or concurrency, how many sessions or how long,
     the error budget, the arrival seed and the interrupt grace period."""
 
+    kind: ClassVar[Literal["sessions"]] = "sessions"  # the tag of :data:`LoadShape`
     scenario: str = "single-stream"
     rate: float | None = None
     concurrency: int | None = None
@@ -61,6 +64,11 @@ class LoadSpec:
 
 @dataclass(frozen=True)
 class LaneSpec:
+    """The lanes of a run over agent trees (load/lanes.py): how many, where each first tree
+    starts and its warm-up, how long, wrap, the idle-gap cap, cache busting, seed, grace and
+    how many trees in all."""
+
+    kind: ClassVar[Literal["lanes"]] = "lanes"  # the tag of :data:`LoadShape`
     lanes: int = 1
     trajectory: tuple[float, float] = (0.0, 0.0)  # t* range, fractions of a tree's span
     warmup_requests: int = 1
@@ -73,6 +81,11 @@ class LaneSpec:
     grace_s: float = 30.0
     sessions: int | None = None  # trees to draw in all (None: one pass, or until --duration)
 
+
+LoadShape = LoadSpec | LaneSpec
+"""A run's load, decided once per run (``run/plan.py``): sessions issued by a scenario
+(:class:`LoadSpec`, ``kind == "sessions"``) or agent trees held by lanes (:class:`LaneSpec`,
+``kind == "lanes"``). ``run/segments.py`` makes the scheduler of either from it."""
 
 LOAD_KEYS = ("rate", "concurrency")  # what a sweep or a search varies
 
@@ -108,9 +121,10 @@ class SweepSpec(TextValue):
 
 @dataclass(frozen=True)
 class SearchSpec(TextValue):
-    """``--search KEY=LO:HI``, tuned by ``--search-fraction``, ``--search-resolution`` and
-    ``--search-repeats`` (:meth:`tuned`): the goodput fraction a load must keep, how narrow the
-    bracket gets, and the runs per point."""
+    """``--search KEY=LO:HI``, tuned by ``--search-fraction``, ``--search-resolution``,
+    ``--search-repeats`` and ``--search-max-runs`` (:meth:`tuned`): the goodput fraction a load
+    must keep, how narrow the bracket gets, the runs per point, and the runs at most of a point
+    whose interval stays undecided (run/search.py)."""
 
     key: str
     lo: float
@@ -118,6 +132,7 @@ class SearchSpec(TextValue):
     fraction: float = 0.95
     resolution: float | None = None
     repeats: int = 1
+    max_runs: int = 3
 
     @classmethod
     def parse(cls, text: str) -> SearchSpec:
@@ -136,9 +151,13 @@ class SearchSpec(TextValue):
             raise ConfigError(f"--search {text!r}: concurrency bounds must be integers")
         return cls(key, lo, hi)
 
-    def tuned(self, fraction: float, resolution: float | None, repeats: int) -> SearchSpec:
-        """This range with the search's criterion and precision (checked by the options)."""
-        return replace(self, fraction=fraction, resolution=resolution, repeats=repeats)
+    def tuned(self, fraction: float, resolution: float | None, repeats: int,
+              max_runs: int | None = None) -> SearchSpec:
+        """This range with the search's criterion and precision (checked by the options);
+        ``max_runs`` below ``repeats`` is raised to it."""
+        most = max(repeats, self.max_runs if max_runs is None else max_runs)
+        return replace(self, fraction=fraction, resolution=resolution, repeats=repeats,
+                       max_runs=most)
 
     def __str__(self) -> str:
         return f"{self.key}={self.lo:g}:{self.hi:g}"

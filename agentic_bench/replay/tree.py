@@ -1,16 +1,16 @@
 """What a replay of an agent tree keeps while it runs: the synthesized conversations, the
 spawned branches, the lane's mid-trajectory start and the stop of the measured phase.
 
-One :class:`TreeRun` per issued session (ticket). It is used by
-:class:`~agentic_bench.replay.session.SessionReplayer` for sessions with spawn/join/wait
-steps or prompts given as blocks (Weka traces); a plain session never creates one.
+One :class:`TreeRun` per issued session (ticket), kept by
+:class:`~agentic_bench.replay.tree_replayer.TreeReplayer` for the sessions that need one
+(:func:`is_tree`, or a lane's); a plain session never creates one. It does no I/O: the
+replayer sends, waits and writes records, and asks it what to do.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import LaneStart
@@ -20,17 +20,6 @@ from agentic_bench.synthesis.conversation import SyntheticConversation
 from agentic_bench.trace.conversations import ROOT, prefix_hits
 from agentic_bench.trace.model import LlmStep, Session, TokenBlocks
 from agentic_bench.trace.trajectory import TrajectoryPlan, plan
-from agentic_bench.transport.result import ChatResult
-
-# AIPerf 0.13 common/environment.py (AIPERF_AGENTX_CONTEXT_OVERFLOW_SUBSTRINGS): an error body
-# holding one of these (any case) is a context overflow; the last is llama.cpp's own wording
-OVERFLOW_PHRASES = ("context length", "maximum context", "context_length_exceeded",
-                    "prompt is too long", "exceeds the available context size")
-
-
-def is_context_overflow(result: ChatResult) -> bool:
-    text = (result.error or "").lower()
-    return not result.ok and any(p in text for p in OVERFLOW_PHRASES)
 
 
 class TreeStopped(Exception):
@@ -40,6 +29,17 @@ class TreeStopped(Exception):
 class ConversationEnded(Exception):
     """A context overflow ended this conversation (AIPerf ``agentic_replay.py``
     ``handle_credit_return``: later requests would only overflow again)."""
+
+
+class WarmupDone(Exception):
+    """A conversation reached its first measured request during the warm-up: it stops."""
+
+
+def is_tree(session: Session) -> bool:
+    """Does replaying ``session`` need a :class:`TreeRun` (agent-tree steps or blocks)?"""
+    if session.token_blocks is not None:
+        return True
+    return any(s.kind in ("spawn", "join", "wait") for t in session.turns for s in t.steps)
 
 
 @dataclass
@@ -160,9 +160,4 @@ class TreeRun:
         return params
 
 
-def now_ns() -> int:
-    return perf_counter_ns()
-
-
-__all__ = ["OVERFLOW_PHRASES", "ConversationEnded", "Synthesis", "TreeRun", "TreeStopped",
-           "is_context_overflow", "now_ns"]
+__all__ = ["ConversationEnded", "Synthesis", "TreeRun", "TreeStopped", "WarmupDone", "is_tree"]

@@ -1,13 +1,20 @@
-"""``compare A B --metric M --threshold T [--gate]``: per-metric A/B verdicts
-(:mod:`agentic_bench.metrics.ab_verdict`) of every run against the first, the check that the
-runs did the same work, and the gate's exit code."""
+"""``compare A B --metric M --threshold T [--gate]``: per-metric A/B verdicts of every side
+against the first, the check that the runs did the same work, and the gate's exit code.
+
+A side is a run folder or a ``--repeat`` folder (``repeat.json`` beside ``rep-1/`` …). Two
+single runs are judged by a bootstrap over their sessions
+(:mod:`agentic_bench.metrics.ab_verdict`); when either side holds repeated runs, across the
+runs' values (:mod:`agentic_bench.metrics.ab_repeats`, Welch t on log values)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.ab_repeats import across_runs_verdict
 from agentic_bench.metrics.ab_verdict import MetricRef, Run, verdict
 from agentic_bench.metrics.intervals import budget_fraction, collect, kept_records
 from agentic_bench.records.stream import iter_records, run_records_path
@@ -22,6 +29,41 @@ WORK_OPTIONS = ("trace", "format", "history", "think_time", "max_tokens", "min_t
                 "warmup_requests_per_lane", "idle_gap_cap", "allow_dataset_wrap", "agentx",
                 "max_context", "cache_bust")
 EXIT_WORSE, EXIT_INCONCLUSIVE = 3, 4
+_REP = re.compile(r"^rep-(\d+)$")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a run folder (``runs`` is itself) or a ``--repeat`` folder
+    (``runs``: its ``rep-K`` folders that hold a summary, in order of K)."""
+
+    path: Path
+    runs: tuple[Path, ...]
+    repeated: bool
+
+
+def load_side(path: Path, repeat_file: str) -> Side:
+    """The side ``path`` is: a repeat folder when it has ``repeat_file`` (``repeat.json``, which
+    run/repeat.py writes; the caller names it, as reporting sits below run) and a ``rep-K``
+    folder; UsageError when none of its repetitions left a summary."""
+    from agentic_bench.errors import UsageError
+
+    path = Path(path)
+    if not (path / repeat_file).is_file():
+        return Side(path, (path,), False)
+    reps = sorted((int(m.group(1)), d) for d in path.iterdir()
+                  if d.is_dir() and (m := _REP.match(d.name)))
+    runs = tuple(d for _, d in reps if (d / "summary.json").is_file())
+    if not runs:
+        raise UsageError(f"{path}: a --repeat folder ({repeat_file}) without a finished "
+                         "repetition (no rep-K/summary.json)")
+    return Side(path, runs, True)
+
+
+def side_run_names(side_names: Sequence[str], sides: Sequence[Side]) -> list[str]:
+    """A label per run of every side: the side's name, or ``name/rep-K`` for a repetition."""
+    return [name if not side.repeated else f"{name}/{run.name}"
+            for name, side in zip(side_names, sides, strict=True) for run in side.runs]
 
 
 def workload_differences(names: Sequence[str], run_dirs: Sequence[Path]) -> list[str]:
@@ -49,11 +91,25 @@ def load_ab_run(run_dir: Path, summary: dict[str, Any]) -> Run:
     return Run(summary, values, fraction)
 
 
-def ab_verdicts(runs: Sequence[Run], metrics: Sequence[str],
-                threshold: float) -> list[list[dict[str, Any]]]:
-    """For every run after the first, one verdict row per metric against the first run."""
+def side_verdicts(sides: Sequence[Side], summaries: Sequence[Sequence[dict[str, Any]]],
+                  metrics: Sequence[str], threshold: float,
+                  load_sessions: Callable[[Path, dict[str, Any]], Run] = load_ab_run,
+                  ) -> list[list[dict[str, Any]]]:
+    """For every side after the first, one verdict row per metric against the first side
+    (``summaries``: each side's runs' summaries): a bootstrap over sessions when both sides
+    hold one run, else across the runs' values (module doc)."""
     refs = [MetricRef.parse(m) for m in metrics]
-    return [[verdict(ref, runs[0], run, threshold) for ref in refs] for run in runs[1:]]
+    out = []
+    for side, mine in zip(sides[1:], summaries[1:], strict=True):
+        if len(sides[0].runs) == 1 and len(side.runs) == 1:
+            a, b = (load_sessions(s.runs[0], sums[0]) for s, sums in ((sides[0], summaries[0]),
+                                                               (side, mine)))
+            out.append([verdict(ref, a, b, threshold) for ref in refs])
+        else:
+            out.append([across_runs_verdict(ref, [ref.value(s) for s in summaries[0]],
+                                            [ref.value(s) for s in mine], threshold)
+                        for ref in refs])
+    return out
 
 
 def render_verdicts(names: Sequence[str], rows: Sequence[Sequence[dict[str, Any]]]) -> str:
@@ -62,8 +118,9 @@ def render_verdicts(names: Sequence[str], rows: Sequence[Sequence[dict[str, Any]
     for name, block in zip(names[1:], rows, strict=True):
         if not block:
             continue
-        lines.append(f"A/B verdicts, {name} against {names[0]} (95% intervals of B/A, "
-                     f"threshold {block[0]['threshold']:.1%}):")
+        tests = "; ".join(dict.fromkeys(str(r.get("test")) for r in block if r.get("test")))
+        lines.append(f"A/B verdicts, {name} against {names[0]} (95% intervals of B/A"
+                     f"{', ' + tests if tests else ''}; threshold {block[0]['threshold']:.1%}):")
         width = max(len(r["metric"]) for r in block)
         lines += [f"  {r['metric']:<{width}}  {r['verdict']:<12}  {r['reason']}" for r in block]
     return "".join(f"{line}\n" for line in lines)
@@ -80,5 +137,6 @@ def gate_code(rows: Sequence[Sequence[dict[str, Any]]], inconclusive_fails: bool
     return 0
 
 
-__all__ = ["EXIT_INCONCLUSIVE", "EXIT_WORSE", "WORK_OPTIONS", "ab_verdicts", "gate_code",
-           "load_ab_run", "render_verdicts", "workload_differences"]
+__all__ = ["EXIT_INCONCLUSIVE", "EXIT_WORSE", "WORK_OPTIONS", "Side", "gate_code", "load_ab_run",
+           "load_side", "render_verdicts", "side_run_names", "side_verdicts",
+           "workload_differences"]

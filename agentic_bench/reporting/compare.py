@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.metrics.declarations import FIGURES, latency_metrics
+from agentic_bench.metrics.declarations import FIGURES, MetricDecl, shown_in
 from agentic_bench.metrics.declarations import figure_value as metric_value
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
@@ -33,9 +33,8 @@ def metrics() -> tuple[Metric, ...]:
     """The rows of ``compare``, every one from metrics/declarations.py (asked when it runs, so
     a metric declared since is there too)."""
     return (*(Metric(f"{d.label} {stat}", ("latency_ms", d.name, stat), d.unit, d.better)
-              for d in latency_metrics() for stat in d.compare),
+              for d in shown_in("compare") for stat in d.compare),
             *(Metric(f.label, f.path, f.unit, f.better, f.percent) for f in FIGURES))
-CDF_METRICS = (("ttft", "TTFT"), ("tpot", "TPOT"), ("turn", "turn latency"))
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,8 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _cdf_figure(metric: str, title: str, runs: Sequence[CompareRun]) -> str:
+def _cdf_figure(decl: MetricDecl, runs: Sequence[CompareRun]) -> str:
+    metric, title = decl.name, decl.label
     fig_id = f"plot-compare-{metric}-cdf"
     series = []
     missing = []
@@ -201,17 +201,18 @@ def _verdict_section(verdicts: Verdicts | None) -> str:
     if verdicts is None or not any(verdicts[1]):
         return ""
     names, blocks = verdicts
-    rows = [[name, r["metric"], r["a"], r["b"], r["ratio"],
+    rows = [[name, r["metric"], r.get("a_shown", r["a"]), r.get("b_shown", r["b"]), r["ratio"],
              "-" if not r["interval"] else f"[{r['interval'][0]:.3f}, {r['interval'][1]:.3f}]",
-             r["verdict"], r["reason"]]
+             r.get("test", "-"), r["verdict"], r["reason"]]
             for name, block in zip(names[1:], blocks, strict=True) for r in block]
     threshold = blocks[0][0]["threshold"] if blocks and blocks[0] else 0.0
     return section("section-verdicts", "A/B verdicts", table(
-        ["run", "metric", names[0], "this run", "B/A", "95% interval", "verdict", "why"],
+        ["run", "metric", names[0], "this run", "B/A", "95% interval", "test", "verdict", "why"],
         rows, table_id="table-verdicts") + (
-        f'<p class="note">B/A: this run / {esc(names[0])}; 95% percentile intervals of a '
-        f"bootstrap over sessions (rates: over time windows); threshold {threshold:.1%}. "
-        "docs/metrics.md, \"A/B verdicts\"</p>"))
+        f'<p class="note">B/A: this run / {esc(names[0])}; 95% intervals of a bootstrap over '
+        "sessions (rates: over time windows) for two single runs; across runs (mean ± "
+        "between-run sd, Welch t on log values) when a side is a --repeat folder; threshold "
+        f"{threshold:.1%}. docs/metrics.md, \"A/B verdicts\"</p>"))
 
 
 def render_compare_html(runs: Sequence[CompareRun], verdicts: Verdicts | None = None) -> str:
@@ -234,7 +235,7 @@ def render_compare_html(runs: Sequence[CompareRun], verdicts: Verdicts | None = 
                        metric_value(r.summary, ("scenario", "scenario")),
                        metric_value(r.summary, ("endpoint", "url")),
                        r.summary.get("duration_s")] for r in runs], table_id="table-runs")
-    figs = "".join(_cdf_figure(m, t, runs) for m, t in CDF_METRICS)
+    figs = "".join(_cdf_figure(d, runs) for d in shown_in("cdf"))  # metrics/declarations.py
     diffs = option_differences([run_options(r.records) for r in runs])
     diff_tbl = (table(["option", *names], [[flag, *(_shown(v) for v in values)]
                                            for flag, values in diffs],

@@ -24,9 +24,10 @@ from typing import Any
 from agentic_bench.metrics.declarations import (
     FIGURE_BY_LABEL,
     FIGURES,
-    field_of,
     figure_value,
     shown_figure,
+    shown_in,
+    shown_latency,
 )
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
@@ -145,9 +146,8 @@ def cards_section(summary: dict[str, Any]) -> str:
     errors = counts.get("errors") or 0
     cards = [("requests/s", thr.get("requests_per_s"), ""),
              ("output tokens/s", thr.get("output_tokens_per_s"), ""),
-             ("TTFT p50", stat("ttft", "p50"), "ms"), ("TTFT p99", stat("ttft", "p99"), "ms"),
-             ("ITL p50", stat("itl", "p50"), "ms"), ("TPOT p50", stat("tpot", "p50"), "ms"),
-             ("request p99", stat("request", "p99"), "ms"),
+             *((f"{d.label} {s}", stat(d.name, s), d.unit)  # metrics/declarations.py
+               for d in shown_in("cards") for s in d.compare),
              ("goodput", (summary.get("goodput") or {}).get("sessions_per_s"), "sessions/s"),
              ("errors", f"{errors:,} of {requests:,}", "")]
     html = "".join(
@@ -205,18 +205,20 @@ def summary_section(summary: dict[str, Any]) -> str:
     ], "table-throughput")
     lat = summary.get("latency_ms") or {}
     lat_tbl = table(["latency (ms)", *STAT_COLS],
-                    [[name, *(s.get(k) for k in STAT_COLS)] for name, s in lat.items()],
+                    [[name, *(lat[name].get(k) for k in STAT_COLS)]
+                     for name in shown_latency(lat)],
                     table_id="table-latency")
     stages = summary.get("stages_ms") or {}
     stage_tbl = table(["stage (ms)", *STAT_COLS],
                       [[name, *(s.get(k) for k in STAT_COLS)] for name, s in stages.items()],
                       table_id="table-stages") if stages else ""
     roles = summary.get("roles") or {}
+    role_metrics = shown_in("roles")  # metrics/declarations.py
     role_tbl = table(
-        ["LLM role", "calls", "per session", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
-         "errors"],
+        ["LLM role", "calls", "per session",
+         *(f"{d.label} {s}" for d in role_metrics for s in ("p50", "p99")), "errors"],
         [[name, r.get("requests"), r.get("requests_per_session"),
-          *(r[field_of(m)].get(s) for m in ("ttft", "tpot") for s in ("p50", "p99")),
+          *((r.get(d.field) or {}).get(s) for d in role_metrics for s in ("p50", "p99")),
           r.get("errors")] for name, r in roles.items()],
         table_id="table-roles") if roles else ""
     fan = summary.get("fanout") or {}

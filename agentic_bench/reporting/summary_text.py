@@ -6,9 +6,9 @@ from typing import Any
 
 from agentic_bench.metrics.declarations import (
     FIGURE_BY_LABEL,
-    field_of,
-    latency_metrics,
     shown_figure,
+    shown_in,
+    shown_latency,
 )
 from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
@@ -141,7 +141,9 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
         shown = "-" if score is None else f"{score:.4f}"
         lines.append(f"Inline IoU: {shown} (MLPerf turns = requests: issued "
                      f"{t['issued']}, expected {t['expected']}, observed {t['observed']}, "
-                     f"missing {t['missing']})" + (f"; failed turns: {errors}" if errors else ""))
+                     f"missing {t['missing']})" + (f"; failed turns: {errors}" if errors else "")
+                     + (f"; {inline['capped_turns']} in flight at the performance phase's "
+                        "duration cap" if inline.get("capped_turns") else ""))
     return lines
 
 
@@ -201,18 +203,20 @@ def _prefix_cache_lines(block: dict[str, Any] | None,
 
 
 def _role_lines(roles: dict[str, Any]) -> list[str]:
-    """One line per LLM role (rag-e2e: main, grade): calls and its TTFT / TPOT p50 / p99."""
+    """One line per LLM role (rag-e2e: main, grade): calls and the p50 / p99 of each metric of
+    the ``roles`` view (metrics/declarations.py)."""
     if not roles:
         return []
-    lines = ["", "LLM roles     calls  per session   TTFT p50 / p99 ms   TPOT p50 / p99 ms"]
+    shown = shown_in("roles")
+    lines = ["", "LLM roles     calls  per session" + "".join(
+        f"{f'{d.label} p50 / p99 {d.unit}':>20}" for d in shown)]
     for name, r in roles.items():
         per = r.get("requests_per_session")
-        ttft, tpot = r[field_of("ttft")], r[field_of("tpot")]
+        cells = "".join(f"{_fmt(stats.get('p50')):>12} / {_fmt(stats.get('p99')):<6}"
+                        for d in shown for stats in [r.get(d.field) or {}])
         lines.append(
             f"  {name:<10}{r['requests']:>7}{'' if per is None else f'{per:.2f}':>13}"
-            f"{_fmt(ttft['p50']):>12} / {_fmt(ttft['p99']):<6}"
-            f"{_fmt(tpot['p50']):>12} / {_fmt(tpot['p99'])}"
-            + (f"   errors {r['errors']}" if r.get("errors") else ""))
+            f"{cells.rstrip()}" + (f"   errors {r['errors']}" if r.get("errors") else ""))
     return lines
 
 
@@ -240,8 +244,7 @@ def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str
         return f"{label:<14}{count:>8}" + "".join(f"{v:>{width}}" for v in values)
 
     lines = [row("latency (ms)", "count", list(_STAT_COLUMNS))]
-    declared = [d.name for d in latency_metrics() if d.name in latency]  # declaration order
-    names = declared + [name for name in latency if name not in declared]
+    names = shown_latency(latency)
     lines += [row(name, latency[name]["count"], [_fmt(latency[name][k]) for k in _STAT_COLUMNS])
               for name in names]
     few = [f"{name} n={latency[name]['count']}" for name in names

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.declarations import shown_in
 from agentic_bench.reporting.html_template import Raw, figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
 from agentic_bench.reporting.svg_axes import esc
@@ -28,6 +29,10 @@ def _headline(sweep: dict[str, Any]) -> str:
         fraction = criterion.get("goodput_fraction")
         need = f", goodput >= {fraction:.0%}" if fraction is not None else ""
         cap = sweep.get("capacity")
+        said = sweep.get("answer") or {}  # run/search.py: what the intervals support
+        if said.get("verdict") in ("at_least", "indeterminate"):
+            return (f"{key.capitalize()}: {said['answer']} at {slos or 'the SLOs'}{need} "
+                    f"({said['reason']}).")
         if cap is None:
             return f"No load in the range met {slos or 'the SLOs'}{need}."
         return f"Capacity {cap:g} {unit} at {slos or 'the SLOs'}{need}."
@@ -45,16 +50,19 @@ def render_sweep(sweep: dict[str, Any]) -> str:
     knee = sweep.get("knee")
     note = f"knee at {key} = {knee[key]:g}" if knee else "no clear knee"
     capacity = sweep.get("capacity")  # a --search: the largest load that met the criterion
-    if "capacity" in sweep:
+    said = sweep.get("answer") or {}
+    if said.get("verdict") in ("at_least", "indeterminate"):
+        note += f"; search answer: {key} {said['answer']}"
+    elif "capacity" in sweep:
         note += (f"; capacity under the SLOs: {key} = {capacity:g}" if capacity is not None
                  else "; no load met the SLO criterion")
     if points:
         labels = [f"{key} {p[key]:g}" for p in points]  # each point named by its load
         invalid = frozenset(i for i, p in enumerate(points) if p.get("result") == "INVALID")
-        lat = [Series(f"{m} p99", [(p["requests_per_s"], p[f"{m}_p99_ms"] or 0.0)
+        lat = [Series(f"{m} p99", [(p["requests_per_s"], p.get(f"{m}_p99_ms") or 0.0)
                                    for p in points],
                       labels=labels if m == "request" else None, hollow=invalid)
-               for m in ("request", "ttft")]
+               for m in _sweep_metrics()]
         if knee:  # drawn: the knee's own marker on the request-latency curve
             k = points[knee["index"]]
             lat.append(Series(f"knee ({key} {knee[key]:g})",
@@ -81,7 +89,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
              p["request_p99_ms"], p["errors"], p.get("in_flight_max"),
              " ".join(filter(None, ("knee" if knee and i == knee["index"] else "",
                                     "capacity" if capacity is not None and p[key] == capacity
-                                    else "", "SHORT: " + p["short"] if p.get("short")
+                                    else "", _decided(p), "SHORT: " + p["short"] if p.get("short")
                                     else "", "interrupted" if p.get("interrupted") else "")))]
             for i, p in enumerate(points)]
     body = _agentx_view(key, points)
@@ -108,6 +116,23 @@ def render_sweep(sweep: dict[str, Any]) -> str:
     head = (f'<p class="headline" id="sweep-headline"><b>{esc(_headline(sweep))}</b></p>'
             f'<p class="note" id="sweep-where">{esc(_where(points))}</p>')
     return page(f"agentic-bench {title.lower()}", f"<h1>{esc(title)}</h1>{head}{body}")
+
+
+def _sweep_metrics() -> list[str]:
+    """The metrics a sweep charts: the ``sweep`` view's (metrics/declarations.py), the
+    request latency first (its curve carries the point labels and the knee)."""
+    names = [d.name for d in shown_in("sweep")]
+    return sorted(names, key=lambda name: name != "request")
+
+
+def _decided(point: dict[str, Any]) -> str:
+    """A search probe's decision with its goodput-fraction interval (run/search.py)."""
+    if not point.get("decision"):
+        return ""
+    pooled, bounds = point.get("pooled") or {}, point.get("interval")
+    span = f" [{bounds[0]:.3f}, {bounds[1]:.3f}]" if bounds else ""
+    return (f"{point['decision'].upper()}: {pooled.get('met')}/{pooled.get('sessions')}"
+            f"{span}, {pooled.get('runs')} run(s)")
 
 
 def _where(points: list[dict[str, Any]]) -> str:

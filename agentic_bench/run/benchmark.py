@@ -31,7 +31,7 @@ from agentic_bench.records.types import RECORD_VERSION
 from agentic_bench.reporting.progress import Progress
 from agentic_bench.run.folder import announce_resume, claim_out, default_out, resumed_state
 from agentic_bench.run.open_files import warn_if_short
-from agentic_bench.run.plan import Run
+from agentic_bench.run.plan import Run, lanes_of
 from agentic_bench.run.segments import planned_sessions, run_segment, stream_count
 from agentic_bench.run.summary import RunFacts, write_outputs
 from agentic_bench.server_metrics.energy import EnergyProbe
@@ -55,7 +55,7 @@ def run_workload(workload: Workload, options: CommonOptions,
 
 async def _run(workload: Workload, options: CommonOptions,
                command: str | None) -> dict[str, Any]:
-    lanes = options.lane_spec() if workload.trees else None  # check_plan ran it (execute)
+    lanes = lanes_of(workload, options)  # the run's lanes, worked out in run/plan.py only
     out = options.resume or options.out or default_out(workload.name)
     api_key = os.environ.get(options.api_key_env) or None
     slos = {**workload.default_slos, **options.slos}

@@ -6,8 +6,11 @@ once validated) with the command that runs them (for ``config.yaml`` and the lin
 them), the lanes of a run over agent trees, and what the run decides once its endpoint is open:
 the :class:`~agentic_bench.options.replay.ReplayOptions` its requests are made with (the model
 the endpoint serves, the benchmark's body defaults under ``--max-tokens``/``--temperature``,
-the salt of ``--salt``). :func:`check_plan` refuses, before anything is sent or written, what
-only the workload can tell (the lanes rules of agent trees) or only the network (a Ray address).
+the salt of ``--salt``). :func:`lanes_of` is the one place a run's lanes are worked out, and
+:attr:`Run.load` the run's load (the tagged union of the load specs, from which
+``run/segments.py`` makes its scheduler). :func:`check_plan` refuses, before anything is sent
+or written, what only the workload can tell (the lanes rules of agent trees) or only the
+network (a Ray address).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 from agentic_bench.contracts import Workload
 from agentic_bench.options.common import CommonOptions
-from agentic_bench.options.load import LaneSpec
+from agentic_bench.options.load import LaneSpec, LoadShape
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.options.schema import command_line, identity, public_options
 from agentic_bench.transport.url import redact_url
@@ -32,6 +35,11 @@ class Run:
     command: str | None  # the benchmark's name or "replay"; None: a run built in code
     lanes: LaneSpec | None  # agent trees go in lanes (replay of Weka traces)
     replay: ReplayOptions
+
+    @property
+    def load(self) -> LoadShape:
+        """The run's load: its lanes of agent trees, else the sessions load of its options."""
+        return self.lanes if self.lanes is not None else self.options.load
 
     @property
     def out(self) -> Path | None:
@@ -94,11 +102,17 @@ class Run:
         }
 
 
+def lanes_of(workload: Workload, options: CommonOptions) -> LaneSpec | None:
+    """The lanes of a run over agent trees (their rules checked:
+    :meth:`~agentic_bench.options.common.CommonOptions.lane_spec`); None for sessions."""
+    return options.lane_spec() if workload.trees else None
+
+
 def check_plan(workload: Workload, options: CommonOptions) -> LaneSpec | None:
     """What the options cannot check alone, before anything is sent or written: agent trees
     run in lanes (their rules, :meth:`~agentic_bench.options.common.CommonOptions.lane_spec`)
     and a Ray address must answer. Returns the lanes (None: not a run of agent trees)."""
-    lanes = options.lane_spec() if workload.trees else None
+    lanes = lanes_of(workload, options)
     if options.ray_address:
         from agentic_bench.load.ray_executor import check_ray_address
 
@@ -106,4 +120,4 @@ def check_plan(workload: Workload, options: CommonOptions) -> LaneSpec | None:
     return lanes
 
 
-__all__ = ["Run", "check_plan"]
+__all__ = ["Run", "check_plan", "lanes_of"]

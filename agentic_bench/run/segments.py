@@ -2,7 +2,12 @@
 in lanes, shards of the one schedule in worker processes or Ray actors (``--workers``,
 ``--ray-address``), or the load runner in this process. Each installs the SIGINT/SIGTERM
 handlers (the first stops issuing, the second cancels what is in flight) and the early stop
-when the first requests all fail, and returns a :class:`~agentic_bench.contracts.Segment`."""
+when the first requests all fail, and returns a :class:`~agentic_bench.contracts.Segment`.
+
+:func:`make_scheduler` is the one place a scheduler
+(:class:`~agentic_bench.load.scheduler.Scheduler`) is made from the run's load
+(:data:`~agentic_bench.options.load.LoadShape`): the in-flight cap (:func:`stream_count`) and
+the plan (:func:`planned_sessions`) are the scheduler's own."""
 
 from __future__ import annotations
 
@@ -14,28 +19,46 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.contracts import ExecContext, RecordSink, Segment, Workload
+from agentic_bench.contracts import (
+    ExecContext,
+    Execute,
+    RecordSink,
+    Segment,
+    SessionSource,
+    Workload,
+)
 from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.errors import ConfigError
 from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.load.runner import LoadRunner
+from agentic_bench.load.scheduler import Scheduler
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.options.common import CommonOptions
-from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadSpec
+from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadShape, LoadSpec
 from agentic_bench.run.plan import Run
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.workload import session_executor
 
 
+def make_scheduler(load: LoadShape, source: SessionSource, execute: Execute | None = None, *,
+                   sink: RecordSink | None = None, skip: set[int] | None = None,
+                   t0_ns: int = 0) -> Scheduler:
+    """The scheduler of ``load`` over ``source``: agent trees in lanes, or the sessions of a
+    scenario (without ``execute``: one that only answers its cap and plan)."""
+    run = execute or _noop
+    if isinstance(load, LaneSpec):
+        return LaneRunner(load, source, run, sink, skip, t0_ns=t0_ns)
+    return LoadRunner(load, source, run, skip=skip)
+
+
 def stream_count(workload: Workload, options: CommonOptions, lanes: LaneSpec | None) -> int:
     """How many sessions run at once at most (the endpoint's connections and slots): the
-    lanes, the concurrency, or for LoadGen without one, up to 64."""
-    if lanes is not None:
-        return lanes.lanes
-    streams = max(1, options.concurrency or 1)
-    if options.loadgen_options is not None and not options.concurrency:
-        streams = min(workload.source.size, 64)
-    return streams
+    scheduler's in-flight cap (1 for an open loop without one), or for LoadGen without a
+    ``--concurrency``, up to 64."""
+    if options.loadgen_options is not None and lanes is None:
+        return options.concurrency or min(workload.source.size, 64)
+    load = lanes if lanes is not None else options.load
+    return make_scheduler(load, workload.source).streams or 1
 
 
 def planned_sessions(workload: Workload, run: Run) -> int | None:
@@ -43,9 +66,7 @@ def planned_sessions(workload: Workload, run: Run) -> int | None:
     LoadGen, which decides as it goes)."""
     if run.options.loadgen_options is not None:
         return None
-    if run.lanes is not None:
-        return LaneRunner(run.lanes, workload.source, _noop).planned_sessions()
-    return LoadRunner(run.options.load, workload.source, _noop).planned_sessions()
+    return make_scheduler(run.load, workload.source).planned_sessions()
 
 
 async def run_segment(workload: Workload, run: Run, endpoint: Endpoint, out: Path, t0: int,
@@ -62,21 +83,17 @@ async def run_segment(workload: Workload, run: Run, endpoint: Endpoint, out: Pat
             workload, endpoint, out, sink, load=options.load,
             slos={**workload.default_slos, **options.slos}, replay=run.replay,
             transport_kind=options.transport, options=loadgen, t0_ns=t0)
-    elif run.lanes is not None:
-        seg = await _in_lanes(workload, run, run.lanes, endpoint.transport, t0, sink, skip,
-                              early)
-    elif options.workers > 1 or options.ray_address:
+    elif run.lanes is None and (options.workers > 1 or options.ray_address):
         seg = await _sharded(workload, run, options.load, endpoint.target, out, skip, sink,
                              early)
-    else:
-        seg = await _in_process(workload, run, options.load, endpoint.transport, t0, sink,
-                                skip, early)
+    else:  # lanes of agent trees (their ``lanes`` record after), or sessions, here
+        seg = await _in_process(workload, run, endpoint.transport, t0, sink, skip, early)
     if early.triggered:
         seg.stop_reason = early.reason  # all_failed, or records_unwritable
     return seg
 
 
-def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
+def _stopper(early: FirstFailures, stop: Callable[[], None], quiet: bool) -> None:
     """The first requests all failed (or the records cannot be written): stop issuing, and say
     so at once."""
     def trigger(message: str | None = None) -> None:
@@ -86,44 +103,30 @@ def _stopper(early: FirstFailures, stop: asyncio.Event, quiet: bool) -> None:
             print(f"\nstopping: the first {early.n} requests all failed (an endpoint that "
                   "cannot serve this run; --stop-after-failures 0 runs on regardless)",
                   file=sys.stderr, flush=True)
-        stop.set()
+        stop()
 
     early.stop = trigger
     if early.triggered:  # the records failed before the segment began: issue nothing
-        stop.set()
+        stop()
 
 
-async def _in_process(workload: Workload, run: Run, spec: LoadSpec,
-                      transport: ChatTransport, t0: int, sink: RecordSink,
-                      skip: set[int], early: FirstFailures) -> Segment:
+async def _in_process(workload: Workload, run: Run, transport: ChatTransport, t0: int,
+                      sink: RecordSink, skip: set[int], early: FirstFailures) -> Segment:
+    """The run's scheduler in this process, with the early stop and the signal handlers (the
+    second Ctrl-C cancels); its executor's extras closed however it ends, then the records
+    the scheduler ends with (lanes: how full they were)."""
     ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
-    runner = LoadRunner(spec, workload.source, session_executor(workload, ctx), skip=skip)
-    return await _here(runner, ctx, early, run.options.quiet, cancel=runner.cancel_all)
-
-
-async def _in_lanes(workload: Workload, run: Run, lanes: LaneSpec,
-                    transport: ChatTransport, t0: int, sink: RecordSink, skip: set[int],
-                    early: FirstFailures) -> Segment:
-    """Agent trees in lanes (load/lanes.py); a ``lanes`` record says how full they were."""
-    ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
-    runner = LaneRunner(lanes, workload.source, session_executor(workload, ctx), sink, skip,
-                        t0_ns=t0)
-    seg = await _here(runner, ctx, early, run.options.quiet, cancel=None)
-    sink(runner.lanes_record())
-    return seg
-
-
-async def _here(runner: LoadRunner | LaneRunner, ctx: ExecContext, early: FirstFailures,
-                quiet: bool, cancel: Callable[[], None] | None) -> Segment:
-    """Run ``runner`` in this process with the early stop and the signal handlers (``cancel``:
-    what a second Ctrl-C calls); its executor's extras closed however it ends."""
-    _stopper(early, runner.stop_event, quiet)
-    _install_signals(runner.stop_event, cancel)
+    scheduler = make_scheduler(run.load, workload.source, session_executor(workload, ctx),
+                               sink=sink, skip=skip, t0_ns=t0)
+    _stopper(early, scheduler.stop, run.options.quiet)
+    _install_signals(scheduler.stop, scheduler.cancel)
     try:
-        stats = await runner.run()
+        stats = await scheduler.run()
     finally:
         _remove_signals()
         await ctx.close_extras()
+    for record in scheduler.final_records():
+        sink(record)
     return Segment((stats.t_end_ns - stats.t_start_ns) / 1e9, stats.stop_reason, stats.issued,
                    stats.cancelled)
 
@@ -140,7 +143,8 @@ async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: 
     if url == "inproc":
         raise ConfigError("--endpoint inproc cannot be shared by worker processes")
     n = options.workers
-    if spec.scenario not in OPEN_LOOP and (spec.streams or 1) < n:
+    last = LoadRunner(spec, workload.source, _noop, shard=(n - 1, n))
+    if spec.scenario not in OPEN_LOOP and not last.streams:  # a closed loop's shard, streamless
         raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
     start_wall = time.time() + (15.0 if options.ray_address else 2.0 + 0.5 * n)
     specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
@@ -150,8 +154,8 @@ async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: 
                        api_key_header=options.api_key_header)
              for k in range(n)]
     stop = asyncio.Event()
-    _stopper(early, stop, options.quiet)
-    _install_signals(stop, None)
+    _stopper(early, stop.set, options.quiet)
+    _install_signals(stop.set, None)
 
     def on_records(batch: list[dict[str, Any]]) -> None:
         for rec in batch:
@@ -196,7 +200,7 @@ def interrupts() -> int:
     return _HITS[0]
 
 
-def _install_signals(stop: asyncio.Event, cancel: Callable[[], None] | None) -> None:
+def _install_signals(stop: Callable[[], None], cancel: Callable[[], None] | None) -> None:
     loop = asyncio.get_running_loop()
     hits = {"n": 0}
 
@@ -206,7 +210,7 @@ def _install_signals(stop: asyncio.Event, cancel: Callable[[], None] | None) -> 
         if hits["n"] == 1:
             print("\nstopping: no new sessions; finishing in-flight ones "
                   "(Ctrl-C again to cancel them)", file=sys.stderr)
-            stop.set()
+            stop()
         elif cancel is not None:
             cancel()  # no grace left; the validated options stay as they were
 

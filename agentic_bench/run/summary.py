@@ -18,6 +18,7 @@ from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.resume import ResumeState
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every
@@ -139,15 +140,16 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
     the summary. ``records``: the whole records when the workload keeps them, else None (the
     reports then read a sample of sessions back from ``records.jsonl``)."""
     out, workload = facts.out, facts.workload
-    summary = summary_of(tally, run_info(facts, tally, records))
-    every = 1 if records is not None else sessions_every(summary["counts"]["requests"])
+    typed = Summary.of(summary_of(tally, run_info(facts, tally, records)))  # read by attribute
+    requests = typed.counts.requests
+    every = 1 if records is not None else sessions_every(requests)
     if every > 1:
-        summary["report_sample"] = sample_note(every, summary["counts"]["requests"])
-    summary["energy"] = energy_block(used_j, probe, summary.get("server_metrics"),
-                                     summary.get("counts") or {})
+        typed.report_sample = sample_note(every, requests)
+    typed.energy = energy_block(used_j, probe, typed.server_metrics, typed.counts.to_dict())
     if (fidelity := summary_fidelity(workload.info, workload.source, out / "records.jsonl")):
-        summary["fidelity"] = fidelity  # an imported trace's replay: planned vs sent
-    summary["intervals"] = _intervals(out, summary, facts.slos, records)
+        typed.fidelity = fidelity  # an imported trace's replay: planned vs sent
+    typed.intervals = _intervals(out, typed.to_dict(), facts.slos, records)
+    summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take
     write_summary(out, summary)
     if workload.write_artifacts is not None:
         try:

@@ -12,7 +12,7 @@ from typing import Any
 from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
 from agentic_bench.errors import ConfigError
 from agentic_bench.options.replay import SynthesisOptions
-from agentic_bench.replay.session import SessionReplayer
+from agentic_bench.replay.trace_replayer import TraceReplayer
 from agentic_bench.replay.tree import Synthesis
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.weka import WekaCorpus, WekaTrace, weka_session
@@ -54,7 +54,7 @@ def block_synthesis(held: Synthesis) -> tuple[Callable[[ExecContext], Execute],
     replayer writes each prompt with them."""
 
     def make_executor(ctx: ExecContext) -> Execute:
-        return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
+        return TraceReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
 
     def prepare(url: str, api_key: str | None) -> dict[str, Any]:
         from agentic_bench.synthesis import load_tokenizer, vocabulary

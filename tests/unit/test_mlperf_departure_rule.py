@@ -35,7 +35,8 @@ RAG_OFFICIAL = ("--mlperf", "--frames", "frames_dataset.tsv", "--corpus", "doc_h
                 "--reranker-model", "/models/colbertv2.0", "--model", "gpt-oss-120b",
                 "--grade-endpoint", "http://g/v1", "--grade-model", "openai/gpt-oss-20b",
                 "--judge-endpoint", "http://j/v1", "--judge-model",
-                "meta-llama/Llama-3.1-8B-Instruct", "--reference-dir", "/src/inference")
+                "meta-llama/Llama-3.1-8B-Instruct", "--reference-dir", "/src/inference",
+                "--perf-cache", "llm_logs.json")  # a LoadGen performance run (#43 E2E-RAG 1)
 EDGE_OFFICIAL = ("--perf-trace", "/data/agentic_coding_2.5h.jsonl")
 DB_OFFICIAL = {"mlperf_db": True, "corpus": "doc_html", "loadgen": "mlperf", "out": "run",
                "embedder": "/models/e5-base-v2"}

@@ -25,6 +25,8 @@ overflow the server could only send there) is dropped like any frame without cho
 what arrived (its step record ``ok``, with ``stream_error``), the turn is observed and scored
 from it (IoU 0 when nothing arrived), and the conversation goes on. A run stopped (interrupted)
 records nothing for the turns it did not issue (``session.py`` 319-342, 336-340; 587-588).
+The phase stops at MLPerf's 4-h cap (:mod:`.phase_cap`): the turn in flight then is recorded
+issued and missing, the turns after it nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 
 from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.agentic_edge.inline_iou import has_ground_truth, score_turn, summarize
+from agentic_bench.tasks.agentic_edge.phase_cap import CAP_IN_FLIGHT, PhaseCap, until_cap
 from agentic_bench.tasks.agentic_edge.stream_errors import noting_stream_errors
 from agentic_bench.tasks.recorder import SessionRecorder
 from agentic_bench.trace.mlcommons_agentic import ClientRow, Conversation, request_body
@@ -55,6 +58,7 @@ class CodingPhase:
     conversations: dict[str, Conversation] = field(default_factory=dict)
     turn_timeout_s: float = TURN_TIMEOUT_S
     tool_delays: bool = False  # wait each tool row's recorded delay (MLPerf: off)
+    cap: PhaseCap = field(default_factory=PhaseCap)  # MLPerf's 4-h performance-phase cap
 
 
 def as_session(conversation: Conversation) -> Session:
@@ -87,25 +91,33 @@ def _score_record(ticket: SessionTicket, row: ClientRow, *, issued: bool, answer
 
 async def run_conversation(ctx: ExecContext, ticket: SessionTicket, conversation: Conversation,
                            turn_timeout_s: float = TURN_TIMEOUT_S,
-                           tool_delays: bool = False) -> SessionOutcome:
+                           tool_delays: bool = False,
+                           cap: PhaseCap | None = None) -> SessionOutcome:
     """Issue every client row of one conversation in order; score each reply inline.
     ``tool_delays``: wait a tool row's recorded ``delay_seconds`` before issuing it (MLPerf's
-    ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage."""
+    ``inject_tool_delay``, ``agentic_inference_strategy.py`` 270-289), as a ``tool`` stage;
+    ``cap``: the phase's duration cap (shared by its conversations; None: none)."""
+    cap = cap if cap is not None else PhaseCap(limit_s=None)
+    cap.start()
     turn_ctx = noting_stream_errors(ExecContext(
         ctx.transport, ctx.sink, ctx.t0_ns, replace(ctx.options, request_timeout_s=turn_timeout_s),
         transport_kind=ctx.transport_kind))
     # MLPerf's tool-call delta merge for every request of the conversation
     ticket = replace(ticket, request_context=replace(ticket.request_context,
                                                      tool_deltas="mlperf"))
-    return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s, tool_delays)
+    return await _conversation(ctx, turn_ctx, ticket, conversation, turn_timeout_s, tool_delays,
+                               cap)
 
 
 async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: SessionTicket,
                         conversation: Conversation, turn_timeout_s: float,
-                        tool_delays: bool) -> SessionOutcome:
+                        tool_delays: bool, cap: PhaseCap) -> SessionOutcome:
     rec = SessionRecorder(turn_ctx, ticket)
-    user_turn, step, aborted = -1, 0, None
+    user_turn, step, aborted, capped = -1, 0, None, False
     for row in conversation.rows:
+        if cap.reached():  # session.py 238-239, 325-326: nothing issued or skipped after it
+            capped = True
+            break
         if row.role == "user":
             if user_turn >= 0:
                 rec.end_turn(user_turn)
@@ -123,9 +135,15 @@ async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: Session
                       executed="recorded delay", mlperf_turn=row.turn)
             step += 1
         body = request_body(row)
-        result = await rec.llm(body, max(user_turn, 0), step, mlperf_turn=row.turn,
-                               conversation_id=row.conversation_id)
+        result = await until_cap(cap, rec.llm(body, max(user_turn, 0), step,
+                                              mlperf_turn=row.turn,
+                                              conversation_id=row.conversation_id))
         step += 1
+        if result is None:  # the cap came with this turn in flight: issued, never completed
+            ctx.sink(_score_record(ticket, row, issued=True, answered=False, score=None,
+                                   reason=CAP_IN_FLIGHT))
+            rec.turn_ok, capped = False, True
+            break
         recorded = recorded_row(row)
         if result.status == "cancelled":  # stopped: the turns not issued are not recorded
             ctx.sink(_score_record(ticket, row, issued=True, answered=False, score=None,
@@ -148,8 +166,10 @@ async def _conversation(ctx: ExecContext, turn_ctx: ExecContext, ticket: Session
     if user_turn >= 0:
         rec.end_turn(user_turn)
     users = max(1, user_turn + 1)
-    status = rec.end_session(users, conversation_id=conversation.id,
-                             **({"aborted": aborted} if aborted else {}))
+    status = rec.end_session(users, "capped" if capped else None,
+                             conversation_id=conversation.id,
+                             **({"aborted": aborted} if aborted else {}),
+                             **({"capped": CAP_IN_FLIGHT} if capped else {}))
     return SessionOutcome(ticket.session_id, status, users, rec.turns_ok, rec.requests,
                           rec.errors)
 
@@ -176,9 +196,12 @@ def inline_accuracy(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         "prior turn"))
     out["errors_by_type"] = _count(  # the requests that failed (aborted turns sent none)
         r.get("reason") for r in latest.values() if r["issued"] and not r["answered"]
-        and not str(r.get("reason", "")).startswith("prior turn"))
+        and not str(r.get("reason", "")).startswith("prior turn")
+        and r.get("reason") != CAP_IN_FLIGHT)
     # completed requests whose 200 stream carried an error event (dropped, as MLPerf does)
     out["stream_errors"] = sum(1 for r in latest.values() if r.get("stream_error"))
+    # the turn in flight when the phase reached its cap (phase_cap.py): missing, scored 0
+    out["capped_turns"] = sum(1 for r in latest.values() if r.get("reason") == CAP_IN_FLIGHT)
     return out
 
 

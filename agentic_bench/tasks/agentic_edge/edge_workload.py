@@ -9,8 +9,10 @@ from agentic_bench.errors import ConfigError
 from agentic_bench.tasks.agentic_edge.coding_phase import TURN_TIMEOUT_S, as_session
 from agentic_bench.tasks.agentic_edge.executors import EdgeItems, make_executor
 from agentic_bench.tasks.agentic_edge.mlperf_artifacts import write_artifacts
-from agentic_bench.tasks.agentic_edge.mlperf_config import file_sha256, mlperf_block
+from agentic_bench.tasks.agentic_edge.mlperf_config import MLPERF_NAME, file_sha256, mlperf_block
 from agentic_bench.tasks.agentic_edge.options import QUICK_PERF_SESSIONS, AgenticEdgeOptions
+from agentic_bench.tasks.agentic_edge.phase_cap import PERF_MAX_DURATION_S, PhaseCap
+from agentic_bench.tasks.agentic_edge.reference_notes import with_run_state
 from agentic_bench.tasks.agentic_edge.run_summary import edge_scores
 from agentic_bench.trace.model import SCHEMA_VERSION, Session, Turn
 
@@ -82,6 +84,11 @@ def _performance_sessions(args: Any, items: EdgeItems,
                                     "requests": sum(len(c.rows) for c in conversations),
                                     "sha256": file_sha256(args.perf_trace)}
         info["turn_timeout_s"] = items.coding.turn_timeout_s
+        cap_s = getattr(args, "perf_max_duration", PERF_MAX_DURATION_S)
+        if cap_s < 0:
+            raise ConfigError(f"--perf-max-duration {cap_s:g}: must be >= 0 (0: no cap)")
+        items.coding.cap = PhaseCap(limit_s=cap_s or None)
+        info["performance_max_duration_s"] = cap_s
         items.coding.tool_delays = bool(getattr(args, "tool_delays", False))
         if items.coding.tool_delays:
             info["tool_delays"] = True
@@ -133,8 +140,13 @@ def build_workload(args: AgenticEdgeOptions) -> Workload:
         perf_file=(perf_file["conversations"], perf_file["requests"]) if perf_file else None,
         perf_sha256=perf_file["sha256"] if perf_file else None)
     gated = bool(planned)
+    before_run = info["mlperf"]
+    asked = getattr(args, "sessions", None)  # --sessions N (a departure itself) plans N
+    planned_sessions = len(sessions) if asked is None else min(asked, len(sessions))
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+        # the departures the run's course causes (an interrupted run), once its records are in
+        info["mlperf"] = with_run_state(before_run, records, planned_sessions, MLPERF_NAME)
         return edge_scores(records, args.tool_mode, target, planned, gated)
 
     return Workload(

@@ -74,7 +74,7 @@ def make_executor(items: EdgeItems):  # type: ignore[no-untyped-def]
             if sid in items.coding.conversations:
                 return await run_conversation(perf_ctx, ticket, items.coding.conversations[sid],
                                               items.coding.turn_timeout_s,
-                                              items.coding.tool_delays)
+                                              items.coding.tool_delays, items.coding.cap)
             return await replayer.run(ticket)
 
         return execute

@@ -31,7 +31,10 @@ percentile of ``latency`` / ``ttft`` / ``tpot`` (152-183) and each entry's ``sco
   ``latency`` (sent -> last byte, failed requests included as there), token series from
   ``usage``; a failed request counts completed and failed (ERROR + empty COMPLETE there);
   ``duration_ns`` = first scheduled -> last end of the phase's records (wrong across
-  ``--resume`` segments, whose clocks differ); ``qps``, ``tps``, ``finish_reason_counts``,
+  ``--resume`` segments, whose clocks differ); on MLCommons' conversations the reference's
+  tracked counts and window instead (:mod:`.perf_window`: ``n_samples_*`` over every issued
+  turn, aborted ones included, ``duration_ns`` to the last completion, ``qps`` = completed /
+  duration); ``qps``, ``tps``, ``finish_reason_counts``,
   ``run_config`` (``commands/benchmark/pipeline.py`` 162-166). Not filled: ``git_sha`` (null),
   ``test_started_at`` (0, as there), ``early_stopping_percentiles`` (omitted),
   ``legacy_loadgen_window_duration_ns`` (null; Poisson only). Not written without a coding phase.
@@ -66,6 +69,7 @@ from urllib.parse import urlsplit, urlunsplit
 from agentic_bench.metrics.declarations import field_of
 from agentic_bench.tasks.agentic_edge.data import SUBSET_CATEGORY
 from agentic_bench.tasks.agentic_edge.gates import reported
+from agentic_bench.tasks.agentic_edge.perf_window import tracked
 from agentic_bench.transport.url import redact_url as redact_endpoint
 
 BFCL_NAME = "bfcl_v4::function_calling"
@@ -149,7 +153,12 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
     ttft = [delta(r, "t_sent_ns", "t_first_token_ns", field_of("ttft")) for r in steps]
     osl = series(r["output_tokens"] for r in ok if r.get("output_tokens"))
     issued = counts.get("requests", len(steps))
+    completed, failed = issued, counts.get("errors", 0)
     duration = _window_ns(records, "performance")
+    # MLCommons' conversations: the reference's tracked samples and QPS window (perf_window.py)
+    if (window := tracked(records)) is not None:
+        issued, completed, failed = window["issued"], window["completed"], window["failed"]
+        duration = window["duration_ns"]
     if duration is None and summary.get("duration_s"):
         duration = round(summary["duration_s"] * 1e9)
     # a completed request without a finish_reason (an error event dropped from its stream)
@@ -160,7 +169,7 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
     return {
         "version": str((summary.get("versions") or {}).get("agentic-bench", "unknown")),
         "git_sha": None, "test_started_at": 0, "n_samples_issued": issued,
-        "n_samples_completed": issued, "n_samples_failed": counts.get("errors", 0),
+        "n_samples_completed": completed, "n_samples_failed": failed,
         "duration_ns": duration, "state": "complete" if summary.get("complete") else "interrupted",
         "complete": bool(summary.get("complete")),
         "ttft": series(v for v in ttft if v is not None),
@@ -170,7 +179,7 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
         "input_sequence_lengths": series(r["input_tokens"] for r in steps
                                          if r.get("input_tokens") is not None),
         "legacy_loadgen_window_duration_ns": None,
-        "qps": issued / (duration / 1e9) if duration else None,
+        "qps": completed / (duration / 1e9) if duration else None,
         "tps": osl.get("total", 0) / (duration / 1e9) if duration and osl else None,
         "finish_reason_counts": finish, "run_config": run_config(summary, True)}
 
@@ -295,7 +304,10 @@ def build_config(summary: dict[str, Any]) -> dict[str, Any]:
         "datasets": datasets,
         "settings": {
             "runtime": {"min_duration_ms": 0,
-                        "max_duration_ms": round((load.get("duration_s") or 0) * 1000),
+                        # the performance phase's cap on MLCommons' conversations (0: none)
+                        "max_duration_ms": round(((work.get("performance_max_duration_s")
+                                                   if coding else load.get("duration_s"))
+                                                  or 0) * 1000),
                         "scheduler_random_seed": load.get("seed", 42),
                         "dataloader_random_seed": load.get("seed", 42)},
             "load_pattern": {k: v for k, v in pattern.items()

@@ -164,6 +164,8 @@ NOTES = {
     "sessions": "sessions issued, cycling through the data, where MLPerf issues each "
                 "conversation and sample once",
     "duration": "issuing stops after it, where MLPerf issues every request",
+    "perf_max_duration": "the performance phase's safety cap, online_edge_full_run.yaml 95-97 "
+                         "and config/rulesets/mlcommons/rules.py 323",
 }
 
 
@@ -186,10 +188,16 @@ def _rule(args: Any) -> list[str]:
 def mlperf_block(args: Any, *, mlcommons_trace: bool = False,
                  perf_file: tuple[int, int] | None = None, bfcl: str | None = None,
                  perf_sha256: str | None = None) -> dict[str, Any]:
-    """``{"configuration", "departures"}`` for the summary's workload block."""
+    """``{"configuration", "reference", "departures", "notes"}`` for the summary's workload
+    block; ``notes``: the differences by design of the phases this run has
+    (:mod:`~agentic_bench.tasks.agentic_edge.reference_notes`; the departures the run's course
+    causes are added after it, :func:`~.reference_notes.with_run_state`)."""
+    from agentic_bench.tasks.agentic_edge.reference_notes import notes
+
     gone = departures(args, mlcommons_trace=mlcommons_trace, perf_file=perf_file, bfcl=bfcl,
                       perf_sha256=perf_sha256)
     return {"configuration": MLPERF_NAME if not gone else f"not {MLPERF_NAME}",
             "reference": "mlcommons/endpoints examples/11_Edge_Agentic_Example/"
                          "online_edge_full_run.yaml",
-            "departures": gone}
+            "departures": gone,
+            "notes": notes(args.mode, mlcommons_trace, getattr(args, "samples", None))}

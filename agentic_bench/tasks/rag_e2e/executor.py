@@ -5,7 +5,10 @@ call is sent through the harness transport, timed (TTFT/TPOT) and recorded with
 ``stage`` = the pipeline stage that made it (decompose, grade, sufficiency, generate). The
 embed/retrieve/rerank stage events become ``recorder.stage`` records with ``stage`` set, so
 ``summary.stages_ms`` breaks the run down by stage. The question's end-to-end latency is the
-session latency. A ``sample`` record carries the per-question accuracy fields.
+session latency. A ``sample`` record carries the per-question accuracy fields and, under
+``--flow mlperf``, the question's calls in the reference's log shape (``llm_logs.json``); with
+``--perf-cache`` each call is still sent and timed but the loop goes on with the cached reply
+of its (sample, component, hop) when there is one (:mod:`.perf_cache`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,12 @@ from typing import Any
 from agentic_bench.contracts import ExecContext, SessionOutcome, SessionTicket
 from agentic_bench.tasks.rag_e2e.accuracy import DEFAULT_KS, question_scores
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, run_graph
+from agentic_bench.tasks.rag_e2e.perf_cache import (
+    CALLS_FIELD,
+    COUNTS_FIELD,
+    PerfCache,
+    QuestionCalls,
+)
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
 from agentic_bench.tasks.rag_e2e.recorded import QuestionResponses, ResponseCache, TraceWriter
 from agentic_bench.tasks.rag_e2e.reference_retrieval import (
@@ -30,6 +39,7 @@ from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint, RoleTransport, role_
 from agentic_bench.tasks.rag_e2e.trace_build import question_session
 from agentic_bench.tasks.recorder import SessionRecorder
 from rag_pipeline import Question, RagPipeline, StageEvent, current_stage
+from rag_pipeline.reference_loop import CallMustSucceed, current_hop, reply_text
 
 NON_LLM_STAGES = frozenset({"embed", "retrieve", "rerank"})
 _STAGE_INFO = ("round", "n", "k", "bm25", "hits", "candidates", "kept", "reranker")
@@ -38,6 +48,11 @@ TITLES_KEPT = 10
 
 class LlmCallFailed(RuntimeError):
     """An LLM call of the pipeline failed; the question is abandoned (unanswered)."""
+
+
+class CachedCallFailed(LlmCallFailed, CallMustSucceed):
+    """A call with a cached reply failed under ``--perf-cache``: the reference stops the
+    question rather than go on with the cached reply (msr 408-418, 430-455)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +77,7 @@ class RagShared:
     trace: TraceWriter | None = None
     responses: ResponseCache | None = None
     roles: dict[str, RoleEndpoint] = field(default_factory=dict)  # role -> its own endpoint
+    perf_cache: PerfCache | None = None  # --perf-cache: replies by (sample, component, hop)
 
 
 def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
@@ -82,22 +98,29 @@ def make_executor(shared: RagShared) -> Callable[[ExecContext], Callable[
 
 
 def _chat_fn(rec: SessionRecorder, log: QuestionLog, cached: QuestionResponses | None,
-             routed: frozenset[str] = frozenset(),
+             routed: frozenset[str] = frozenset(), calls: QuestionCalls | None = None,
              ) -> Callable[[list[dict[str, Any]], dict[str, Any]], Awaitable[Reply]]:
     async def chat(messages: list[dict[str, Any]], params: dict[str, Any]) -> Reply:
         stage = current_stage.get() or "generate"
+        hop = current_hop.get()
+        keyed = calls.cached(stage, hop) if calls is not None else None
         step = log.step()
         start = perf_counter_ns()
         result = await rec.llm({"messages": messages, **params}, 0, step, stage=stage,
                                role=role_of(stage, routed))
         if not result.ok:
-            raise LlmCallFailed(f"{stage} call failed: {result.error_type}: {result.error}")
+            failed = CachedCallFailed if keyed is not None else LlmCallFailed
+            raise failed(f"{stage} call failed: {result.error_type}: {result.error}")
         content = result.content
         if cached is not None:
             recorded = cached.take(messages)
             content = recorded if recorded is not None else content
+        if calls is not None:  # the reference loop: log it, and go on with the cached reply
+            calls.log(stage, hop, reply_text(Reply(content, result.reasoning_content)), keyed)
+            content = keyed if keyed is not None else content
         log.llm.append(LlmCall(step, stage, start, messages, params, result, content))
-        return Reply(content, result.reasoning_content if cached is None else "")
+        replayed = cached is not None or keyed is not None
+        return Reply(content, "" if replayed else result.reasoning_content)
 
     return chat
 
@@ -125,7 +148,8 @@ def _unique(titles: list[str]) -> list[str]:
 
 def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | None,
                   error: str | None, llm_calls: int, shared: RagShared,
-                  cached: QuestionResponses | None) -> dict[str, Any]:
+                  cached: QuestionResponses | None,
+                  calls: QuestionCalls | None = None) -> dict[str, Any]:
     """The per-question accuracy record."""
     result = run.result if run is not None and error is None else None
     prediction = result.answer if result else ""
@@ -158,10 +182,16 @@ def sample_record(ticket: SessionTicket, question: Question, run: GraphRun | Non
 
         urls = _unique([reference_url(c.doc_id) for c in result.context]) if result else []
         rec["expected_urls"], rec["context_urls"] = list(expected_urls), urls
+        # the question's retrieval list as the reference stores it: cut to top_k_reranking
+        rec["retrieved_urls"] = urls[:MLPERF_FINAL_DOCS]  # (msr 1185, 1606-1607)
         rec["mlperf_retrieval"] = question_metrics(expected_urls, urls[:MLPERF_FINAL_DOCS])
         rec["mlperf_set_retrieval"] = set_metrics(expected_urls, urls[:MLPERF_FINAL_DOCS])
     if cached is not None:
         rec["response_cache"] = cached.counts()
+    if calls is not None:
+        rec[CALLS_FIELD] = calls.calls
+        if calls.cache is not None:
+            rec[COUNTS_FIELD] = calls.counts()
     return rec
 
 
@@ -171,12 +201,14 @@ async def run_question(ctx: ExecContext, ticket: SessionTicket,
     rec = SessionRecorder(ctx, ticket)
     log = QuestionLog()
     cached = shared.responses.for_question(question.id) if shared.responses else None
+    calls = (QuestionCalls(question.id, shared.perf_cache) if shared.flow == "mlperf"
+             else None)
     rec.start_turn()
     started = perf_counter_ns()
     run: GraphRun | None = None
     error: str | None = None
     try:
-        chat = _chat_fn(rec, log, cached, frozenset(shared.roles))
+        chat = _chat_fn(rec, log, cached, frozenset(shared.roles), calls)
         run = await run_graph(shared.pipeline, question.question, shared.flow,
                               _stage_fn(rec, log), chat)
     except asyncio.CancelledError:
@@ -188,7 +220,7 @@ async def run_question(ctx: ExecContext, ticket: SessionTicket,
         if rec.turn_ok:  # not already recorded as a failed stage
             rec.stage("pipeline", 0, log.step(), started, perf_counter_ns(), status="error",
                       stage="pipeline", error_type="internal", error=error)
-    sample = sample_record(ticket, question, run, error, rec.requests, shared, cached)
+    sample = sample_record(ticket, question, run, error, rec.requests, shared, cached, calls)
     ctx.sink(sample)
     rec.end_turn(0, status="error" if error else None)
     status = rec.end_session(1, rounds=sample["rounds"], em=sample["em"], f1=sample["f1"])

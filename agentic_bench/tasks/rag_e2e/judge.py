@@ -6,8 +6,9 @@ Reference: mlcommons/inference b66003e1, ``e2e-rag/accuracy_eval.py``. Rebuilt h
   answer, with a two-step rule — an empty or non-committal answer is wrong at once; otherwise
   correct only when every required fact matches (all parts of a list, every number, date and
   name), harmless extras or omissions not counted against it — and a JSON reply
-  ``{"correct": ..., "reasoning": ...}``; temperature 0, ``max_tokens`` 1024, not streamed.
-  :data:`JUDGE_PROMPT` is our own wording of that rule;
+  ``{"correct": ..., "reasoning": ...}``; temperature 0, ``max_tokens`` 1024, not streamed:
+  posted as one JSON request and its reply read whole (``choices[0].message.content``, 92-105),
+  as :func:`post_unstreamed` does. :data:`JUDGE_PROMPT` is our own wording of that rule;
 * the reply (100-126, 223-231): inside a fenced code block when there is one, the text from
   the first ``{`` to the last ``}``, parsed as JSON; its ``correct`` value counts as correct
   when truthy (so the string ``"false"`` counts as correct there, and here). A failed call, no
@@ -63,6 +64,7 @@ Reply with JSON only:
 }}
 """
 MAX_TOKENS = 1024
+JUDGE_ERROR_EXCERPT = 300  # characters of a failed reply kept in the error examples
 _FENCED = re.compile(r"```(?:json)?\s*\n?(.*?)\n?```", re.DOTALL)
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
@@ -119,6 +121,50 @@ def write_artifacts(out_dir: Path, summary: dict[str, Any],
     return [write_accuracy_txt(out_dir, judge["accuracy"])]
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeReply:
+    """A non-streamed reply: its message content, or why there is none (``error_type``)."""
+
+    content: str | None
+    error_type: str | None = None
+    error: str | None = None
+
+
+def _message_content(raw: bytes) -> JudgeReply:
+    """``choices[0].message.content`` of a chat completion body (accuracy_eval.py 104)."""
+    try:
+        body = json.loads(raw)
+        content = body["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        excerpt = raw[:JUDGE_ERROR_EXCERPT].decode("utf-8", "replace")
+        return JudgeReply(None, "malformed", f"no choices[0].message.content "
+                          f"({type(exc).__name__}): {excerpt!r}")
+    if not isinstance(content, str):  # the reference's .strip() raises: a judge error
+        return JudgeReply(None, "malformed", f"message content is {type(content).__name__}")
+    return JudgeReply(content)
+
+
+async def post_unstreamed(client: Any, body: dict[str, Any], timeout_s: float) -> JudgeReply:
+    """POST ``body`` to the client's ``/chat/completions`` without ``stream``, as the
+    reference's ``requests.post(..., json=payload)`` does (accuracy_eval.py 86-99), through
+    the run's sender (its URL, credentials and ``--transport``); the streaming chat layer is
+    not used."""
+    from agentic_bench.transport.chat import SendError
+    from agentic_bench.transport.request import NO_CONTEXT
+    from agentic_bench.transport.result import http_error_type
+
+    payload = client._encode({**body, "stream": False})
+    try:
+        reply = await client._send(payload, NO_CONTEXT, timeout_s)
+    except SendError as exc:
+        return JudgeReply(None, exc.kind, exc.message)
+    raw = b"".join(piece for _, piece in reply.pieces)
+    if reply.status >= 400:
+        excerpt = raw[:JUDGE_ERROR_EXCERPT].decode("utf-8", "replace")
+        return JudgeReply(None, http_error_type(excerpt), f"HTTP {reply.status}: {excerpt}")
+    return _message_content(raw)
+
+
 async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dict[str, Any]:
     from agentic_bench.transport.choose import make_chat_client
     from agentic_bench.transport.url import redact_url
@@ -142,8 +188,8 @@ async def _judge_async(items: Sequence[dict[str, Any]], cfg: JudgeConfig) -> dic
                     "messages": judge_messages(item["question"], item["gold"],
                                                item["prediction"], cfg.template)}
             async with limiter:
-                result = await client.chat(body, cfg.timeout_s)
-            if not result.ok:
+                result = await post_unstreamed(client, body, cfg.timeout_s)
+            if result.content is None:
                 errors[result.error_type or "error"] += 1
                 if len(examples) < 5:
                     examples.append(f"{result.error_type}: {result.error}")

@@ -8,8 +8,11 @@ official seeds apply (the checker's ``seeds``, ``tools/submission/submission_che
 constants.py`` 240-244); the submission layout (``performance/run_1/``, ``accuracy/``,
 ``TEST09/``, ``user.conf``); LoadGen's token count = the answer's (stage ``generate``), as the
 reference SUT reports the answer generator's tokens (``e2e-rag/reference_SUT.py`` 257-262,
-318-330); and, for ``--loadgen-mode TEST09``, ``mlperf_test09_audit.config`` (the values of
-``compliance/TEST09/e2e-rag-qna/audit.config``). Options given explicitly win.
+318-330: an answer without a count counts its words, at least 1), with LoadGen's token
+latencies off as there (the conf decides them: ``loadgen/mlperf.conf`` 96-111 names no
+``e2e-rag-qna``; :mod:`agentic_bench.loadgen.settings`); and, for ``--loadgen-mode TEST09``,
+``mlperf_test09_audit.config`` (the values of ``compliance/TEST09/e2e-rag-qna/audit.config``).
+Options given explicitly win.
 
 :func:`write_artifacts` writes the judge's ``accuracy.txt`` beside the summary (as before) and,
 for an accuracy-mode run in the submission layout, into ``accuracy/`` too, where the checker

@@ -79,7 +79,16 @@ def _data(args: Any, questions: int, corpus: dict[str, Any]) -> list[str]:
         out.append(f"{questions} questions (MLPerf: all {QUESTIONS})")
     if corpus and corpus.get("pages") != PAGES:
         out.append(f"a corpus of {corpus.get('pages')} pages (MLPerf: {PAGES:,})")
+    if corpus and corpus.get("unmapped_pages"):
+        out.append(unmapped_pages_text(int(corpus["unmapped_pages"]), corpus.get("pages")))
     return out
+
+
+def unmapped_pages_text(unmapped: int, pages: Any) -> str:
+    """The departure of a ``url_mapping.json`` that does not cover the corpus."""
+    return (f"url_mapping.json names no URL for {unmapped} of {pages} pages: never retrieved, "
+            "as the reference drops every result without a URL (multi_shot_retrieval.py "
+            "1549-1556, read_docs.py 425-427; MLPerf: the corpus's own url_mapping.json)")
 
 
 def _pipeline(args: Any) -> list[str]:
@@ -186,6 +195,26 @@ def _load(args: Any) -> list[str]:
     return out
 
 
+# The reference's performance run continues with the accuracy run's replies (--perf-cache).
+LIVE_PERFORMANCE = ("performance run on live replies, where the reference continues with the "
+                    "accuracy run's cached replies, reference_mlperf_perf.sh 38, 89-92 "
+                    "(--perf-cache FILE: an accuracy run's llm_logs.json)")
+CACHED_ACCURACY = ("accuracy scored on cached replies (MLPerf: the accuracy run answers live, "
+                   "never with --perf-test-mode, ACCURACY_VS_PERFORMANCE_TESTS.md 5-11)")
+
+
+def _replies(args: Any) -> list[str]:
+    """Whose replies the loop goes on with: the performance run's cached ones, the scored
+    run's live ones (a TEST09 run may take either, run_compliance_test09.sh 76-77)."""
+    loadgen, mode = getattr(args, "loadgen", None), getattr(args, "loadgen_mode", None)
+    cached = bool(getattr(args, "perf_cache", None))
+    if loadgen == "mlperf" and mode == "performance" and not cached:
+        return [LIVE_PERFORMANCE]
+    if cached and (loadgen != "mlperf" or mode == "accuracy"):
+        return [CACHED_ACCURACY]
+    return []
+
+
 # Named in every run that does not read the reference's own prompts (--reference-dir).
 PROMPTS = ("prompts in agentic-bench's own wording of each step of the reference flow "
            "(MLPerf: multi_shot_retrieval.py's and accuracy_eval.py's text; --reference-dir "
@@ -217,8 +246,12 @@ FREE: dict[str, str] = {
     "cache_dir": "where the index cache is kept: a cached index is keyed by the corpus, the "
                  "embedder and the index parameters",
     "record_trace": "a copy of every call's request and reply written beside the run",
-    "replay_responses": "the reference's own cached-response performance mode "
-                        "(perf_test_cache.py), named in the notes",
+    "replay_responses": "agentic-bench's replay matched on each exact request, named in the "
+                        "notes; it is not the reference's keyed mode, --perf-cache, whose "
+                        "absence from a performance run is a departure",
+    "perf_cache": "which accuracy run's replies feed the loop (any run's llm_logs.json); its "
+                  "absence from a LoadGen performance run, or its use in a scored one, is a "
+                  "departure (_replies)",
     "embedder_api_key_env": "the name of a variable holding an API key: credentials only",
     "reranker_api_key_env": "the name of a variable holding an API key: credentials only",
     "grade_api_key_env": "the name of a variable holding an API key: credentials only",
@@ -228,6 +261,12 @@ FREE: dict[str, str] = {
     "rerank_depth": "the reference loop (--flow mlperf) keeps the reference's depth whatever "
                     "it says; under another flow (a departure) the rerank text judges it",
     "reranker_url": "read only by --reranker remote, which the reranker text names",
+    "device": "where the in-process embedder and reranker run: the system under test's "
+              "hardware, which the submitter picks (the reference's --device, auto by default "
+              "as ours, utils.py 452-479); the summary's device block records it",
+    "index_from": "which database the questions search: an e2e-rag-db build's, as the "
+                  "reference's README runs QnA, or one built here by read_docs.py's rules "
+                  "(named in the notes); its embedder and pages are judged as any index's",
 }
 NOTES = {
     "max_tokens": "it rewrites every call's, where MLPerf sends 4096 for grading and 10240 "
@@ -281,7 +320,7 @@ def departures(args: Any, questions: int,
     corpus = corpus or {}
     prompts = [] if getattr(args, "reference_dir", None) else [PROMPTS]
     return [*_data(args, questions, corpus), *_pipeline(args), *prompts, *_roles(args),
-            *_load(args), *_rule(args)]
+            *_load(args), *_replies(args), *_rule(args)]
 
 
 def notes(args: Any, corpus: dict[str, Any] | None = None) -> list[str]:
@@ -290,10 +329,20 @@ def notes(args: Any, corpus: dict[str, Any] | None = None) -> list[str]:
         out.append(f"{corpus['passages']:,} passages (the reference's ingestion reports "
                    f"{PASSAGES:,}; parser {corpus.get('parser')})")
     if getattr(args, "replay_responses", None):
-        out.append("LLM replies fed from a recording (the reference's cached-response "
-                   "performance mode, perf_test_cache.py)")
+        out.append("LLM replies fed from a recording matched on the exact request "
+                   "(agentic-bench's; the reference keys by sample, component and hop: "
+                   "--perf-cache)")
+    if getattr(args, "perf_cache", None):
+        out.append("every call sent and timed, the loop going on with the cached reply of its "
+                   "sample, component and hop (the reference's --perf-test-mode, "
+                   "perf_test_cache.py, multi_shot_retrieval.py 321-395); hits and misses in "
+                   "the accuracy block's perf_cache")
     if getattr(args, "flow", None) == "mlperf":
         out.extend(LOOP_NOTES)
+    if getattr(args, "corpus", None) and not getattr(args, "index_from", None):
+        from agentic_bench.tasks.rag_e2e.db_index import INDEX_FROM_NOTE
+
+        out.append(INDEX_FROM_NOTE)
     return out
 
 
@@ -304,6 +353,13 @@ LOOP_NOTES = (
     "whole reply, multi_shot_retrieval.py 337-341: the same tokens)",
     "a failed query call's feedback line carries agentic-bench's error text (the reference's: "
     "the requests exception's, 914)",
+    "a malformed reply the reference loses the question on goes on here: a `queries` that is "
+    "not a list becomes the question (the reference searches a string letter by letter and "
+    "fails on a number, 1293-1295, 1416, 1474-1503), a query that is not text is searched as "
+    "its JSON (the reference's lookup fails), a `relevance` object of the right length keeps "
+    "nothing (the reference's relevance[i] fails, 1331) and a `feedback` that is not text is "
+    "dropped (the reference's .strip() fails, 1427-1429); where the reference fails, its "
+    "question ends with the answer Error (reference_SUT.py 294-307)",
 )
 
 
@@ -339,6 +395,9 @@ DB_FREE: dict[str, str] = {
     "embed_prefixes": "the LoadGen build always embeds the raw text, as the reference does",
     "frames": "read only by --write-manifest, which a LoadGen build refuses",
     "retrieval_threshold": "read only by --verify-manifest, which a LoadGen build refuses",
+    "device": "where the embedder runs: the system under test's hardware, which the submitter "
+              "picks (the reference's --device, auto by default as ours, utils.py 452-479); "
+              "the summary's db.device records it",
 }
 DB_NOTES = {
     "embed_backend": "MLPerf loads e5-base-v2 with its fp32 weights, retrieve/vectordb.py "

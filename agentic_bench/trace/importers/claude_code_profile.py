@@ -2,7 +2,7 @@
 
 Independent of the conversion (:mod:`.claude_code_tree`): it reads each file's JSON lines as
 plain objects and counts, per session file and its subagent transcripts (files and inline
-``isSidechain`` entries, found as :func:`.claude_code.subagent_files` finds them):
+``isSidechain`` entries, found as :func:`.claude_code_transcripts.subagent_files` finds them):
 
 * a request per distinct ``message.id`` (else ``requestId``) of the assistant lines of one
   transcript, Claude Code's synthetic replies (model ``<synthetic>``, ``isApiErrorMessage``)
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.trace.importers.claude_code import (
+from agentic_bench.trace.importers.claude_code_transcripts import (
     SYNTHETIC_MODEL,
     parse_time,
     session_files,

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentic_bench.trace.importers.claude_code import SOURCE, Transcript
+from agentic_bench.trace.importers.claude_code_transcripts import SOURCE, Transcript
 from agentic_bench.trace.importers.claude_code_tree import (
     UNKNOWN_TOOL,
     Conversation,

@@ -1,4 +1,5 @@
-"""Claude Code transcripts (read by :mod:`.claude_code`) as a session tree of the native format.
+"""Claude Code transcripts (read by :mod:`.claude_code_transcripts`) as a session tree of the
+native format.
 
 * **Requests.** Assistant lines that share ``message.id`` (else ``requestId``) are one API call
   — one ``llm`` step at the place of its first line — wherever its lines are (tool results may
@@ -31,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentic_bench.trace.importers.claude_code import Entry
+from agentic_bench.trace.importers.claude_code_transcripts import Entry
 
 SPAWN_TOOLS = ("Task", "Agent")
 UNKNOWN_TOOL = "unknown_tool"

@@ -1,4 +1,4 @@
-"""LangSmith runs (read by :mod:`.langsmith`) as a session tree of the native format.
+"""LangSmith runs (read by :mod:`.langsmith_runs`) as a session tree of the native format.
 
 It holds the mapping of one trace's runs to turns and steps: :class:`Level` walks the runs of
 one agent (the trace's root agent, or a subagent as a spawned branch) in start order — ``llm``
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentic_bench.trace.importers.atif import drop_derivable
+from agentic_bench.trace.importers.atif_trajectories import drop_derivable
 from agentic_bench.trace.importers.common import build_session, declare_tools, decode_arguments
-from agentic_bench.trace.importers.langsmith import (
+from agentic_bench.trace.importers.langsmith_runs import (
     SOURCE,
     Run,
     input_messages,

@@ -1,6 +1,7 @@
-"""#34: which server ``--endpoint embedded`` starts — llama.cpp's ``llama-server`` unless the
-model is to make tool calls (our routing on llama-cpp-python's server: the measured reason in
-benchmarks/results/agentic-edge/llama-server-vs-shim/) or the binary is not built."""
+"""#34, #45 item 4: which server ``--endpoint embedded`` starts — llama.cpp's ``llama-server``
+(with our tool-call routing in front when the model is to make tool calls:
+benchmarks/results/agentic-edge/llama-server-routing/), llama-cpp-python's when the binary is not
+built."""
 
 from __future__ import annotations
 
@@ -26,9 +27,23 @@ def test_without_tool_calls_it_is_llama_server(built: Path) -> None:
     assert choose_embedded(tool_routing=False)[0] == "llama-server"
 
 
-def test_tool_calls_go_to_the_routing_shim(built: Path) -> None:
-    server, why = choose_embedded(tool_routing=True)
-    assert server == "llama-cpp-python" and "routing" in why
+def test_tool_calls_go_to_llama_server_with_our_routing(built: Path) -> None:
+    server, why = choose_embedded(tool_routing=True)  # #45 item 4: one embedded server
+    assert server == "llama-server" and "routing" in why
+
+
+def test_with_routing_the_proxy_fronts_llama_server(built: Path, tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    server = llama_cpp_server.LlamaCppServer(model_path=model, port=5, slots=2,
+                                             tool_routing=True)
+    server.model_path, server.upstream_port = model, 6
+    command = server.command()
+    assert command[1:3] == ["-m", "agentic_bench.endpoint.routing_proxy"]
+    assert command[command.index("--port") + 1] == "5"
+    inner = command[command.index("--") + 1 :]
+    assert inner[0] == os.fspath(built) and inner[inner.index("--port") + 1] == "6"
+    assert inner[inner.index("--host") + 1] == "127.0.0.1"
 
 
 def test_not_built_falls_back_and_says_how_to_build(monkeypatch: pytest.MonkeyPatch) -> None:

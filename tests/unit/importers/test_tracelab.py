@@ -52,7 +52,7 @@ def replay_blocks(trace: Path, url: str, out: Path, *extra: str) -> int:
     and runs it through the command's own option parser and runner."""
     from agentic_bench.cli.replay_cmd import parse_replay_args
     from agentic_bench.contracts import ExecContext, Execute, SessionSource, Workload
-    from agentic_bench.replay.session import SessionReplayer
+    from agentic_bench.replay.trace_replayer import TraceReplayer
     from agentic_bench.replay.tree import Synthesis
     from agentic_bench.run.command import execute
     from agentic_bench.synthesis import load_tokenizer, vocabulary
@@ -70,7 +70,7 @@ def replay_blocks(trace: Path, url: str, out: Path, *extra: str) -> int:
         return {"tokenizer": tokenizer.name}
 
     def executor(ctx: ExecContext) -> Execute:
-        return SessionReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
+        return TraceReplayer(ctx.transport, ctx.sink, ctx.options, ctx.t0_ns, held).run
 
     workload = Workload(name="replay", source=SessionSource(len(sessions), sessions.__getitem__),
                         make_executor=executor, prepare=prepare, trees=True,

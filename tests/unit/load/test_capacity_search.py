@@ -21,19 +21,22 @@ def probe(capacity: float, seen: list[float]):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("true_cap", [1, 2, 5, 11, 37, 63, 64])
 def test_concurrency_capacity_is_found_exactly(true_cap: int) -> None:
     seen: list[float] = []
-    assert bisect_capacity(SearchSpec("concurrency", 1, 64), probe(true_cap, seen)) == true_cap
+    found = bisect_capacity(SearchSpec("concurrency", 1, 64), probe(true_cap, seen))
+    assert found.capacity == true_cap
+    assert found.answer == ("at least 64" if true_cap == 64 else f"capacity {true_cap}")
     assert len(seen) <= 14 and len(set(seen)) == len(seen)  # no point probed twice
 
 
 def test_below_and_above_the_range() -> None:
     seen: list[float] = []
-    assert bisect_capacity(SearchSpec("concurrency", 4, 64), probe(2, seen)) is None
+    assert bisect_capacity(SearchSpec("concurrency", 4, 64), probe(2, seen)).capacity is None
     assert seen == [4]  # LO fails: nothing else is run
-    assert bisect_capacity(SearchSpec("concurrency", 1, 10), probe(99, [])) == 10
+    assert bisect_capacity(SearchSpec("concurrency", 1, 10), probe(99, [])).capacity == 10
 
 
 def test_rate_to_the_stated_resolution() -> None:
-    found = bisect_capacity(SearchSpec("rate", 0.5, 100.0, resolution=0.25), probe(7.3, []))
+    found = bisect_capacity(SearchSpec("rate", 0.5, 100.0, resolution=0.25),
+                            probe(7.3, [])).capacity
     assert found is not None and 7.3 - 0.25 <= found <= 7.3
 
 

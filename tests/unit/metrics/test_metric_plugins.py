@@ -89,3 +89,37 @@ def test_a_broken_metric_plugin_is_named(plugins, entry: str, target: str, says:
     with pytest.raises(ConfigError) as err:
         reload_plugin_metrics()
     assert repr(entry) in str(err.value) and says in str(err.value)
+
+
+def test_a_plugin_metric_reaches_goodput_and_every_view_with_no_other_edit(plugins) -> None:
+    """#45 item 3: the views and goodput read their metrics from the declarations, so the
+    plugin's metric is in each with nothing but its entry point installed."""
+    from agentic_bench.metrics.declarations import VIEWS, shown_in
+    from agentic_bench.metrics.sweep import sweep_point, sweep_summary
+    from agentic_bench.reporting.compare import metrics as compare_metrics
+    from agentic_bench.reporting.html import cards_section, summary_section
+    from agentic_bench.reporting.summary_text import render_text
+    from agentic_bench.reporting.sweep_html import render_sweep
+
+    plugins({"metric:decode": "metric"})
+    assert all("decode" in [d.name for d in shown_in(view)] for view in VIEWS)
+    rec = llm_record(result(), 0, 0, derived=step_derivations())  # decode 60 ms, TTFT 40 ms
+    records = [{"type": "step", "kind": "llm", "status": "ok", "session_id": "s",
+                "role": "main", **rec},
+               {"type": "session", "status": "ok", "session_id": "s", "latency_ms": 100.0}]
+
+    def run(limit: float) -> dict[str, object]:
+        return summarize(records, RunInfo(benchmark="t", complete=True, duration_s=1.0,
+                                          slos={"decode_p99_ms": limit}))
+
+    assert run(50.0)["goodput"] == {"sessions_per_s": 0.0, "sessions": 0}  # 60 ms > 50
+    summary = run(70.0)
+    assert summary["goodput"] == {"sessions_per_s": 1.0, "sessions": 1}
+    assert "decode" in render_text(summary)  # summary.txt's latency table
+    assert "decode p50" in cards_section(summary)  # the report's cards
+    section = summary_section(summary)
+    assert "<td>decode</td>" in section and "decode p50" in section  # latency and roles tables
+    assert "decode p50" in [m.label for m in compare_metrics()]
+    point = sweep_point("rate", 1.0, summary)
+    assert (point["decode_p50_ms"], point["decode_p99_ms"]) == (60.0, 60.0)
+    assert "decode p99" in render_sweep(sweep_summary("rate", [point]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentic_bench.metrics.declarations import shown_in
 from agentic_bench.metrics.sweep import knee_index, sweep_summary
 from agentic_bench.reporting.sweep_html import render_sweep
 
@@ -88,7 +89,8 @@ def test_the_page_labels_loads_marks_invalid_points_and_names_where() -> None:
                      started_at="2026-12-06T02:00:00+00:00")
     html = render_sweep(sweep_summary("rate", points))
     assert all(f">rate {v}</text>" in html for v in (1, 2, 4))
-    assert html.count('fill="#fff"') == 4  # the INVALID point on each of the four curves
+    # the INVALID point on each curve: sessions/s, goodput and each sweep-view metric's p99
+    assert html.count('fill="#fff"') == 2 + len(shown_in("sweep"))
     assert "open markers: INVALID runs (1 of 3)" in html
     goodput = html.index("<title>goodput</title></polyline>")
     assert html.index("<title>sessions/s</title></polyline>") < goodput  # under goodput

@@ -12,7 +12,7 @@ import pytest
 
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.trees import trees_block
-from agentic_bench.replay.tree import is_context_overflow
+from agentic_bench.transport.context_overflow import is_context_overflow
 from agentic_bench.transport.result import ChatResult
 
 

@@ -22,7 +22,8 @@ OFFICIAL = ("--mlperf", "--frames", "frames_dataset.tsv", "--corpus", "doc_html"
             "--reranker-model", "/models/colbertv2.0",
             "--model", "gpt-oss-120b", "--grade-endpoint", "http://g/v1",
             "--grade-model", "openai/gpt-oss-20b", "--judge-endpoint", "http://j/v1",
-            "--judge-model", "meta-llama/Llama-3.1-8B-Instruct")
+            "--judge-model", "meta-llama/Llama-3.1-8B-Instruct",
+            "--perf-cache", "llm_logs.json")  # a LoadGen performance run (#43 E2E-RAG 1)
 CORPUS = {"pages": 2515, "passages": 107_484, "parser": "lxml"}
 
 

@@ -12,7 +12,7 @@ from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.metrics.verdict import evaluate
 from agentic_bench.options.replay import ReplayOptions
-from agentic_bench.replay.session import SessionReplayer
+from agentic_bench.replay.trace_replayer import TraceReplayer
 from agentic_bench.trace.weka import WekaCorpus, weka_session
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "weka"
@@ -22,8 +22,8 @@ def test_a_replay_that_raises_is_an_internal_error_record() -> None:
     tree = weka_session(next(iter(WekaCorpus(DATA / "corpus.jsonl"))))
     records: list[dict[str, Any]] = []
     # block prompts with no synthesis vocabulary: the replay cannot write a prompt
-    replayer = SessionReplayer(FakeTransport(lambda body: "fine"), records.append,
-                               ReplayOptions(model="m"), 0)
+    replayer = TraceReplayer(FakeTransport(lambda body: "fine"), records.append,
+                             ReplayOptions(model="m"), 0)
     outcome = asyncio.run(replayer.run(SessionTicket(0, tree, 0)))
     assert outcome.status == "error" and outcome.errors == 1
     (session,) = [r for r in records if r["type"] == "session"]

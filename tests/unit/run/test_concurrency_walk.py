@@ -71,8 +71,9 @@ def test_concurrency_is_parsed_once_validated_once_and_reaches_the_scheduler(
     assert code in (0, 3)  # the verdict is not what this test is about
     assert validated == ["ReplayCommandOptions"]  # one validation (no preset applied)
     assert len(checks) == 1  # the load's rules, checked once, inside that validation
-    # the scheduler ran the validated value; planning read the same view (a plain count)
-    assert [s.concurrency for s in scheduled if s.sessions == 6] == [3, 3]
+    # the scheduler ran the validated value; planning (its in-flight cap, then its plan: the
+    # scheduler's own, run/segments.py make_scheduler) read the same view
+    assert [s.concurrency for s in scheduled if s.sessions == 6] == [3, 3, 3]
     assert all(s == checks[0] for s in scheduled)
     run = json.loads((out / "records.jsonl").read_text().splitlines()[0])
     summary = json.loads((out / "summary.json").read_text())
