@@ -192,7 +192,10 @@ def test_tau2_airline_quick_on_the_embedded_endpoint(cli, tmp_path: Path) -> Non
     res = cli("run", "tau2-airline", "--quick", "--out", str(out), "--quiet", timeout=1400)
     assert res.returncode in (0, 3), res.stderr  # 3: INVALID is a verdict, not a crash
     summary, _ = load(out)
-    assert summary["complete"] and summary["endpoint"]["kind"] == "embedded"
+    # `embedded` serves tool calls on llama-server with our routing in front (#45 item 4)
+    endpoint = summary["endpoint"]
+    assert summary["complete"] and endpoint["kind"] == "llama-server", endpoint
+    assert endpoint["tool_routing"] and "routing_proxy" in endpoint["launcher"], endpoint
     assert summary["counts"]["errors"] == 0, summary["counts"]["errors_by_type"]
     acc = summary["accuracy"]
     assert acc["prompt_profile"] == "compact" and len(acc["tasks"]) == 2
