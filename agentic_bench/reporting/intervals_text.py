@@ -17,6 +17,14 @@ def _rate_value(summary: dict[str, Any], key: str) -> Any:
     return (summary.get("throughput") or {}).get(key)
 
 
+def _goodput_fraction(summary: dict[str, Any]) -> float | None:
+    """Sessions that met every SLO over sessions issued (the figure the Wilson interval of
+    ``intervals.goodput_fraction`` is about); None without sessions."""
+    sessions = int((summary.get("counts") or {}).get("sessions") or 0)
+    met = int((summary.get("goodput") or {}).get("sessions") or 0)
+    return met / sessions if sessions else None
+
+
 def interval_rows(summary: dict[str, Any]) -> list[list[str]]:
     """[figure, statistic, value [lo, hi]] for every figure that has an interval."""
     block = summary.get("intervals") or {}
@@ -29,6 +37,10 @@ def interval_rows(summary: dict[str, Any]) -> list[list[str]]:
         bounds = (block.get("throughput") or {}).get(key)
         if bounds:
             rows.append([label, "rate", shown(_rate_value(summary, key), bounds, 3)])
+    fraction = _goodput_fraction(summary)
+    if block.get("goodput_fraction") and fraction is not None:
+        rows.append(["goodput fraction", "fraction",
+                     shown(fraction, block["goodput_fraction"], 4)])
     if block.get("accuracy"):
         acc = (summary.get("accuracy") or {}).get("headline")
         rows.append(["accuracy", "headline", shown(acc, block["accuracy"], 4)])
@@ -51,7 +63,7 @@ def interval_lines(summary: dict[str, Any]) -> list[str]:
     lines = ["", head]
     by: dict[str, list[str]] = {}
     for figure, stat, text in interval_rows(summary):
-        by.setdefault(figure, []).append(text if stat in ("rate", "headline")
+        by.setdefault(figure, []).append(text if stat in ("rate", "headline", "fraction")
                                          else f"{stat} {text}")
     lines += [f"  {figure:<20}" + "   ".join(parts) for figure, parts in by.items()]
     return lines
