@@ -84,7 +84,7 @@ def stats_main(namespace: argparse.Namespace) -> int:
     if args.cache_capacity and fmt != "weka":
         raise UsageError("--cache-capacity needs prompts given as blocks: a Weka trace")
     if fmt == "weka":  # a corpus is read as a stream; its own figures
-        from agentic_bench.trace.prefix_lru import parse_capacities
+        from agentic_bench.options.capacity import parse_capacities
         from agentic_bench.trace.weka import WekaCorpus
         from agentic_bench.trace.weka.stats import CorpusStats, render_corpus_stats
 

@@ -137,7 +137,7 @@ class ReplayCommandOptions(CommonOptions):
     @field_validator("cache_capacity")
     @classmethod
     def _capacity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agentic_bench.trace.prefix_lru import parse_capacities
+        from agentic_bench.options.capacity import parse_capacities
 
         checked(parse_capacities, value)
         return value
@@ -145,7 +145,7 @@ class ReplayCommandOptions(CommonOptions):
     @property
     def cache_capacities(self) -> tuple[int, ...]:
         """``--cache-capacity`` in tokens."""
-        from agentic_bench.trace.prefix_lru import parse_capacities
+        from agentic_bench.options.capacity import parse_capacities
 
         return parse_capacities(self.cache_capacity)
 

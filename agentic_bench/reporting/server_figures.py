@@ -28,9 +28,11 @@ def _speculation_charts(sources: dict[str, Any]) -> list[str]:
     """Acceptance rate and mean acceptance length over time (server_metrics/speculation.py)."""
     charts = []
     for key, unit in (("acceptance_rate", "ratio"), ("acceptance_length", "tokens")):
-        per_source = {url: ((src.get("speculation") or {}).get("series") or {}).get(key)
-                      for url, src in sources.items()}
-        per_source = {url: pts for url, pts in per_source.items() if pts}
+        per_source: dict[str, list[list[float]]] = {}
+        for url, src in sources.items():
+            pts = ((src.get("speculation") or {}).get("series") or {}).get(key)
+            if pts:
+                per_source[url] = pts
         if not per_source:
             continue
         xs = sorted({p[0] for pts in per_source.values() for p in pts})

@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 
-from agentic_bench.errors import ConfigError
-
 
 class LruPrefixCache:
     """A block-level LRU prefix cache of ``capacity_blocks`` blocks (module doc)."""
@@ -67,22 +65,6 @@ def finite_prefix_hit(requests: Iterable[Sequence[Hashable]], capacity_blocks: i
     return cache.hit, cache.total
 
 
-def parse_capacities(texts: Iterable[str], flag: str = "--cache-capacity") -> tuple[int, ...]:
-    """``["1000000", "2000000,4000000"]`` → token capacities (each a positive integer)."""
-    out: list[int] = []
-    for text in texts:
-        for part in filter(None, (p.strip() for p in str(text).split(","))):
-            try:
-                value = int(part.replace("_", ""))
-            except ValueError:
-                value = 0
-            if value < 1:
-                raise ConfigError(f"{flag} {part!r}: expected a number of tokens >= 1 "
-                                  "(e.g. 1000000, or a list 500000,1000000)")
-            out.append(value)
-    return tuple(out)
-
-
 def capacity_entry(capacity_tokens: int, block_size: int, hit: int, total: int
                    ) -> dict[str, object]:
     """One capacity's figures, as the summaries show them."""
@@ -90,4 +72,4 @@ def capacity_entry(capacity_tokens: int, block_size: int, hit: int, total: int
             "ratio": hit / total if total else None, "hit_blocks": hit, "blocks": total}
 
 
-__all__ = ["LruPrefixCache", "capacity_entry", "finite_prefix_hit", "parse_capacities"]
+__all__ = ["LruPrefixCache", "capacity_entry", "finite_prefix_hit"]

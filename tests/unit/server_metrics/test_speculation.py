@@ -178,3 +178,18 @@ def test_ratio_series_skips_idle_intervals_and_restarts() -> None:
     num = [(0.0, 0.0), (1.0, 5.0), (2.0, 5.0), (3.0, 2.0)]
     den = [(0.0, 0.0), (1.0, 10.0), (2.0, 10.0), (3.0, 4.0)]
     assert ratio_series(num, den) == [[1.0, 0.5], [3.0, 0.5]]  # t=2 idle; t=3 a restart
+
+
+def test_report_and_summary_text_show_speculation_and_tiers(tmp_path: Path) -> None:
+    from agentic_bench.reporting.server_figures import server_figures
+    from agentic_bench.reporting.summary_text import _server_lines
+
+    scrapes = [(0.0, vllm_text(0, 0, 0, (0, 0, 0), 0, 0)),
+               (1.0, vllm_text(10, 30, 18, (9, 6, 3), 100, 40))]
+    block = digest(_write(tmp_path, scrapes, "http://v/metrics"))
+    html = server_figures(block)
+    assert "speculation: acceptance rate" in html and "plot-server-spec-acceptance_length" in html
+    assert "plot-server-spec_accepted_per_position-0" in html  # no brackets in an HTML id
+    lines = "\n".join(_server_lines(block))
+    assert "speculation drafting, mean acceptance length 2.80, acceptance rate 60.0 %" in lines
+    assert "KV tiers hits: gpu 0 tokens, connector 40 tokens (40.0 %)" in lines

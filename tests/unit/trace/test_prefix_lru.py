@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.trace.prefix_lru import LruPrefixCache, finite_prefix_hit, parse_capacities
+from agentic_bench.options.capacity import parse_capacities
+from agentic_bench.trace.prefix_lru import LruPrefixCache, finite_prefix_hit
 from agentic_bench.trace.weka import WekaCorpus
 from agentic_bench.trace.weka.stats import CorpusStats, render_corpus_stats
 
