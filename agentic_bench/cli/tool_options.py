@@ -154,6 +154,11 @@ class TracesStatsOptions(ToolOptions):
     block_chars: int = option(64, metavar="N",
                               help="block size for the prefix-sharing ratio (default 64 chars "
                               "≈ 16 tokens)")
+    cache_capacity: tuple[str, ...] = option(
+        (), metavar="A,B,C", example=("1000000,4000000",),
+        help="Weka traces: also the theoretical prefix hit of finite KV caches of these many "
+        "tokens (block-level LRU, one cache shared by the corpus, trees one after another; a "
+        "sweep: 500000,1000000,4000000)")
 
 
 class TracesConvertOptions(ToolOptions):

@@ -81,11 +81,14 @@ def stats_main(namespace: argparse.Namespace) -> int:
     if args.block_chars < 1:
         raise UsageError("--block-chars must be >= 1")
     fmt = resolve_format(args.format, args.file)
+    if args.cache_capacity and fmt != "weka":
+        raise UsageError("--cache-capacity needs prompts given as blocks: a Weka trace")
     if fmt == "weka":  # a corpus is read as a stream; its own figures
+        from agentic_bench.options.capacity import parse_capacities
         from agentic_bench.trace.weka import WekaCorpus
         from agentic_bench.trace.weka.stats import CorpusStats, render_corpus_stats
 
-        corpus_stats = CorpusStats()
+        corpus_stats = CorpusStats(capacities=parse_capacities(args.cache_capacity))
         WekaCorpus(args.file, on_trace=lambda _spot, trace: corpus_stats.add(trace))
         out = {"file": str(args.file), "format": fmt, **corpus_stats.summary()}
         print(json.dumps(out, indent=2) if args.json_output

@@ -32,6 +32,7 @@ from typing import Any
 
 from agentic_bench.metrics.distribution import Distribution
 from agentic_bench.metrics.percentiles import describe
+from agentic_bench.metrics.speculation_rows import spec_rows
 
 STATS = ("mean", "p50", "p75", "p90", "p95", "p99")
 
@@ -214,6 +215,7 @@ def agentx_rows(summary: dict[str, Any], rules: dict[str, Any]) -> list[dict[str
     for violation in rules.get("violations") or []:
         rows.append(row("scenario_rule", violation, "as locked", "==", False,
                         "AIPerf inferencex-agentx-mvp locked invariant"))
+    rows += spec_rows(summary, rules.get("spec_decode_policy"))
     return rows
 
 

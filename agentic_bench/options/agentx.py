@@ -11,7 +11,9 @@ the run INVALID, as AIPerf's ``--unsafe-override`` does: recorded timing (no ``-
 scaling: ``forbid_ignore_trace_delays``), replies held to their recorded length
 (``require_ignore_eos``; no ``--max-tokens``), the first-user cache bust
 (``require_cache_bust``), the 10 s idle cap, a measured phase of at least 900 s
-(``min_benchmark_duration_seconds``). Departures are named and leave the verdict alone.
+(``min_benchmark_duration_seconds``). Departures are named and leave the verdict alone. The
+declared ``--spec-decode-policy`` is recorded here and judged after the run against what the
+server reported (:mod:`agentic_bench.metrics.speculation_rows`).
 """
 
 from __future__ import annotations
@@ -83,7 +85,9 @@ def scenario_rules(options: Any) -> dict[str, Any]:
     if options.seed != SEED:
         departures.append(f"seed {options.seed} (InferenceX: {SEED})")
     return {"scenario": SCENARIO, "violations": violations, "departures": departures,
-            "duration_s": options.duration, "min_duration_s": MIN_DURATION_S}
+            "duration_s": options.duration, "min_duration_s": MIN_DURATION_S,
+            # checked against the server's reports after the run (metrics/speculation_rows.py)
+            "spec_decode_policy": getattr(options, "spec_decode_policy", None)}
 
 
 __all__ = ["CORPUS", "DEFAULT_DURATION_S", "IDLE_CAP_S", "MIN_DURATION_S", "SCENARIO",

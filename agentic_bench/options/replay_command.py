@@ -79,6 +79,18 @@ class ReplayCommandOptions(CommonOptions):
         (), metavar="NAME", group=TREES, example=("X-Dynamo-Parent-Session-ID",),
         help="on a subagent's requests, its parent's session id in this header (repeatable); "
         "--session-header carries the subagent's own id")
+    spec_decode_policy: Literal["off", "synthetic-golden", "real"] | None = option(
+        None, group=TREES, identity=True,
+        help="the server's speculative decoding, declared: off, synthetic-golden (synthetic "
+        "acceptance at InferenceX's golden acceptance length: vLLM synthetic_acceptance_length, "
+        "SGLang SGLANG_SIMULATE_ACC_LEN, TensorRT-LLM TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS) "
+        "or real; recorded, and with --agentx checked against the drafts the server reports "
+        "(--server-metrics); real fails AgentX's golden-acceptance rule")
+    cache_capacity: tuple[str, ...] = option(
+        (), metavar="TOKENS", group=TREES, example=("1000000",),
+        help="after the run, add the theoretical prefix hit of a finite KV cache of TOKENS "
+        "tokens (block-level LRU, every lane sharing it, requests in the order they were sent) "
+        "beside the unbounded per-tree one (a list A,B,C or repeated)")
     gpus: int = option(1, metavar="N", group=TREES,
                        help="GPUs serving the endpoint, for throughput per GPU (default 1)")
 
@@ -121,6 +133,21 @@ class ReplayCommandOptions(CommonOptions):
                         allow_wrap=self.allow_dataset_wrap, idle_gap_cap_s=self.idle_gap_cap,
                         cache_bust=self.cache_bust != "none", seed=self.seed,
                         grace_s=self.grace, sessions=self.sessions)
+
+    @field_validator("cache_capacity")
+    @classmethod
+    def _capacity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from agentic_bench.options.capacity import parse_capacities
+
+        checked(parse_capacities, value)
+        return value
+
+    @property
+    def cache_capacities(self) -> tuple[int, ...]:
+        """``--cache-capacity`` in tokens."""
+        from agentic_bench.options.capacity import parse_capacities
+
+        return parse_capacities(self.cache_capacity)
 
     @field_validator("trajectory_start")
     @classmethod

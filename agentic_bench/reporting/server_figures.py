@@ -24,6 +24,30 @@ def _rates(points: list[list[float]]) -> list[list[float]]:
     return out
 
 
+def _speculation_charts(sources: dict[str, Any]) -> list[str]:
+    """Acceptance rate and mean acceptance length over time (server_metrics/speculation.py)."""
+    charts = []
+    for key, unit in (("acceptance_rate", "ratio"), ("acceptance_length", "tokens")):
+        per_source: dict[str, list[list[float]]] = {}
+        for url, src in sources.items():
+            pts = ((src.get("speculation") or {}).get("series") or {}).get(key)
+            if pts:
+                per_source[url] = pts
+        if not per_source:
+            continue
+        xs = sorted({p[0] for pts in per_source.values() for p in pts})
+        traces = []
+        for i, (url, pts) in enumerate(per_source.items()):
+            at = {p[0]: p[1] for p in pts}
+            traces.append(Trace(url if len(per_source) > 1 else key, [at.get(x) for x in xs],
+                                unit, "line", COLORS[i % len(COLORS)]))
+        charts.append(chart_html(Chart(
+            f"plot-server-spec-{key}", f"speculation: {key.replace('_', ' ')} ({unit})",
+            Axis("time since start", "s"), Axis(key, unit), xs, traces,
+            "between consecutive scrapes (counters) or as scraped (gauges)", height=220)))
+    return charts
+
+
 def server_figures(block: dict[str, Any] | None) -> str:
     """Charts of the summary's ``server_metrics`` block ('' when nothing was scraped)."""
     sources = (block or {}).get("sources") or {}
@@ -51,9 +75,11 @@ def server_figures(block: dict[str, Any] | None) -> str:
             traces.append(Trace(url if len(per_source) > 1 else name,
                                 [at.get(x) for x in xs], unit, "line", COLORS[i % len(COLORS)]))
         note = ("rate between scrapes of a counter" if unit.endswith("/s") else "as scraped")
-        charts.append(chart_html(Chart(f"plot-server-{name}", f"{name} ({unit})",
+        slug = name.replace("[", "-").replace("]", "")
+        charts.append(chart_html(Chart(f"plot-server-{slug}", f"{name} ({unit})",
                                        Axis("time since start", "s"), Axis(name, unit), xs,
                                        traces, note, height=220)))
+    charts += _speculation_charts(sources)
     lines = []
     for url, src in sources.items():
         rate = (src.get("prefix_cache_hit_rate") or {}).get("value")

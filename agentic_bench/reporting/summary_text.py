@@ -79,9 +79,29 @@ def _server_lines(block: dict[str, Any] | None) -> list[str]:
         if rate is not None:
             parts.append(f"prefix-cache hits {rate * 100:.1f} % (server)")
         out.append(f"Server    : {url}: " + ", ".join(parts))
+        out += _spec_tier_lines(url, src)
         for name, bad in (src.get("bad_values") or {}).items():
             out.append(f"Server    : {url}: {name}: {bad['count']} bad value(s), first "
                        f"{bad['first']} at {bad['first_t_s']} s ({bad['reason']})")
+    return out
+
+
+def _spec_tier_lines(url: str, src: dict[str, Any]) -> list[str]:
+    """Speculative decoding and the KV-cache tiers, where the server reports them."""
+    out = []
+    spec = src.get("speculation")
+    if isinstance(spec, dict):
+        length, rate = spec.get("mean_acceptance_length"), spec.get("acceptance_rate")
+        out.append(f"Server    : {url}: speculation "
+                   + ("drafting" if spec.get("drafting") else "no drafts")
+                   + (f", mean acceptance length {length:.2f}" if length is not None else "")
+                   + (f", acceptance rate {rate * 100:.1f} %" if rate is not None else ""))
+    tiers = src.get("kv_tiers")
+    if isinstance(tiers, dict):
+        parts = [f"{tier} {t['hits']:,.0f} tokens"
+                 + (f" ({t['hit_rate'] * 100:.1f} %)" if t.get("hit_rate") is not None else "")
+                 for tier, t in tiers.items()]
+        out.append(f"Server    : {url}: KV tiers hits: " + ", ".join(parts))
     return out
 
 

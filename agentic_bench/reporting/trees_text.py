@@ -61,6 +61,12 @@ def tree_lines(summary: dict[str, Any]) -> list[str]:
                  f"tree), observed {fmt_pct(hit['observed'])}"
                  + ("" if hit["observed"] is not None else " (the server reports no cached "
                     "tokens)"))
+    finite = hit.get("finite_capacity") or {}
+    if finite.get("error"):
+        lines.append(f"Prefix hit: finite cache {finite['error']}")
+    for entry in finite.get("capacities") or []:
+        lines.append(f"Prefix hit: finite cache of {entry['capacity_tokens']:,} tokens (LRU, all "
+                     f"lanes, send order) {fmt_pct(entry['ratio'])}")
     pt = block["prompt_tokens"]
     diff = pt["server_minus_target"]
     lines.append(f"Prompts   : {pt['synthesized_exact']}/{pt['requests']} synthesized to the "

@@ -27,6 +27,7 @@ from agentic_bench.run.plan import Run
 from agentic_bench.server_metrics.digest import digest as server_digest
 from agentic_bench.server_metrics.energy import EnergyProbe, energy_block
 from agentic_bench.trace.fidelity_records import summary_fidelity
+from agentic_bench.trace.prefix_lru_run import run_finite_prefix_hit
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,11 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
     typed.energy = energy_block(used_j, probe, typed.server_metrics, typed.counts.to_dict())
     if (fidelity := summary_fidelity(workload.info, workload.source, out / "records.jsonl")):
         typed.fidelity = fidelity  # an imported trace's replay: planned vs sent
+    capacities = getattr(facts.run.options, "cache_capacities", ())
+    if capacities and typed.trees is not None:  # after the run, never on the measured path
+        finite = run_finite_prefix_hit(out / "records.jsonl", workload.source, capacities)
+        if finite is not None:
+            typed.trees.setdefault("prefix_hit", {})["finite_capacity"] = finite
     typed.intervals = _intervals(out, typed.to_dict(), facts.slos, records)
     summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take
     write_summary(out, summary)

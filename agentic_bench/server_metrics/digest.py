@@ -5,8 +5,9 @@ metric's series (time since the run's start, value) with first / last / min / ma
 gauge and the increase over the run for a counter (a counter that went down — a server
 restart — counts from its new value), the observed prefix-cache hit rate over the run where the
 server exports the counters for it (vLLM: hits / queries; llama.cpp: cached / (cached +
-computed) prompt tokens; SGLang: its own gauge, last value), and how many raw families nobody
-maps were kept.
+computed) prompt tokens; SGLang: its own gauge, last value), speculative decoding and the
+KV-cache tiers where the server reports them (:mod:`.speculation`), and how many raw families
+nobody maps were kept.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from agentic_bench.server_metrics.families import BY_NAME
+from agentic_bench.server_metrics.families import BY_NAME, base_name
 from agentic_bench.server_metrics.parse import parse_scrape
 from agentic_bench.server_metrics.scraper import SCRAPES_FILE
+from agentic_bench.server_metrics.speculation import speculation_block, tiers_block
 from agentic_bench.units import NS_PER_S
 
 MAX_POINTS = 600  # per metric and source in the summary (for the report's plots)
@@ -103,7 +105,7 @@ def thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[lis
 
 
 def _stats(name: str, points: list[tuple[float, float]]) -> dict[str, Any]:
-    known = BY_NAME[name]
+    known = BY_NAME[base_name(name)]
     values = [v for _, v in points]
     out: dict[str, Any] = {"unit": known.unit, "kind": known.kind, "points": len(points),
                            "first": values[0], "last": values[-1], "series": thin(points)}
@@ -150,6 +152,10 @@ def digest(out_dir: Path) -> dict[str, Any] | None:
                        "left out of the series"} for name, bad in sorted(src.bad_values.items())}
         if (rate := hit_rate(stats)) is not None:
             block["prefix_cache_hit_rate"] = rate
+        if (spec := speculation_block(stats, src.series)) is not None:
+            block["speculation"] = spec
+        if (tiers := tiers_block(stats)) is not None:
+            block["kv_tiers"] = tiers
         blocks[source] = block
     return {"file": SCRAPES_FILE, "sources": blocks}
 

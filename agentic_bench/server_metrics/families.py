@@ -7,30 +7,15 @@ tests transcribe): vLLM "Production Metrics" (docs.vllm.ai, usage/metrics; v1 na
 production_metrics), llama.cpp's ``tools/server`` ``/metrics`` (llama-cpp-python 0.3.36's
 vendored tree, ``server-context.cpp``), TGI's ``tgi_*`` gauges, NVIDIA Dynamo's frontend
 (``dynamo_frontend_*``) and NVIDIA DCGM exporter's default counters (``etc/default-counters.csv``).
-Families nobody maps are kept raw.
+Speculative decoding and KV-cache tiers (docs/server-metrics.md): :mod:`.families_more`.
+Families nobody maps are kept raw. A metric with ``split`` keeps one value per value of that
+label (``name[value]``, e.g. ``spec_accepted_per_position[0]``) instead of combining them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-Combine = Literal["sum", "mean", "max"]
-
-
-@dataclass(frozen=True, slots=True)
-class Known:
-    """A server metric given our name: its unit and kind, the Prometheus samples it is read
-    from, how several samples combine, a scale and what it means."""
-
-    name: str  # ours
-    unit: str
-    kind: Literal["gauge", "counter"]
-    samples: tuple[str, ...]  # sample names (with _total where the exposition has it)
-    combine: Combine = "sum"
-    scale: float = 1.0  # multiply to get ``unit``
-    description: str = ""
-
+from agentic_bench.server_metrics.families_more import KV_TIERS, SPECULATION
+from agentic_bench.server_metrics.known import Combine, Known, base_name, split_key
 
 KNOWN: tuple[Known, ...] = (
     Known("kv_cache_usage", "ratio", "gauge",
@@ -72,12 +57,18 @@ KNOWN: tuple[Known, ...] = (
     Known("slots_busy", "slots", "gauge", (), description="llama-server slots processing"),
     Known("slot_context_used", "ratio", "gauge", (), "max",
           description="the fullest busy slot's context: (prompt + generated tokens) / n_ctx"),
+    *SPECULATION, *KV_TIERS,
 )
 BY_SAMPLE: dict[str, Known] = {s: k for k in KNOWN for s in k.samples}
 BY_NAME: dict[str, Known] = {k.name: k for k in KNOWN}
-ENGINES = ("vllm:", "sglang:", "llamacpp:", "tgi_", "dynamo_", "DCGM_FI_")
+ENGINES = ("vllm:", "sglang:", "llamacpp:", "tgi_", "dynamo_", "DCGM_FI_", "trtllm_", "lmcache:")
+
 
 
 def engine_of(sample: str) -> str | None:
     """The stack a sample name belongs to (its prefix), or ``None``."""
     return next((e.rstrip(":_") for e in ENGINES if sample.startswith(e)), None)
+
+
+__all__ = ["BY_NAME", "BY_SAMPLE", "ENGINES", "KNOWN", "Combine", "Known", "base_name",
+           "engine_of", "split_key"]

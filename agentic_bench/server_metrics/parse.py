@@ -10,14 +10,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from agentic_bench.server_metrics.families import BY_NAME, BY_SAMPLE, Known
+from agentic_bench.server_metrics.families import BY_NAME, BY_SAMPLE, Known, base_name, split_key
 
 
 @dataclass(slots=True)
 class ParsedScrape:
     """One scrape read: our named values, the raw samples and the serving engines recognised."""
 
-    values: dict[str, float] = field(default_factory=dict)  # our name → value (in its unit)
+    # our name (``name[label value]`` for a split metric) → value (in its unit)
+    values: dict[str, float] = field(default_factory=dict)
     raw: dict[str, float] = field(default_factory=dict)  # 'name{labels}' → value, unmapped
     engines: set[str] = field(default_factory=set)
 
@@ -82,7 +83,9 @@ def parse_scrape(text: str) -> ParsedScrape:
                 continue
             if chosen.setdefault(known.name, sample.name) != sample.name:
                 continue  # two generations of one metric (vLLM v0 and v1): keep the first
-            found[known.name].append(float(sample.value) * known.scale)
-    for name, values in found.items():
-        out.values[name] = _combine(BY_NAME[name], values)
+            key = (split_key(known.name, str(sample.labels.get(known.split, "")))
+                   if known.split else known.name)
+            found[key].append(float(sample.value) * known.scale)
+    for key, values in found.items():
+        out.values[key] = _combine(BY_NAME[base_name(key)], values)
     return out

@@ -245,3 +245,20 @@ def test_weka_commands_and_errors(cli, tmp_path: Path) -> None:
     res = cli("replay", str(DATA / "corpus.jsonl"), "--endpoint", "http://127.0.0.1:9/v1",
               "--trajectory-start", "0.9:0.1")
     assert res.returncode == 2 and "MIN:MAX" in res.stderr
+
+
+def test_finite_capacity_prefix_hit_after_the_run(sim_factory, cli, tmp_path: Path) -> None:
+    """--cache-capacity (#46 item 5): after the run, per capacity, the prefix hit through one
+    LRU cache shared by both lanes in send order; room for everything gives the unbounded
+    per-tree figure, one block of room less."""
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "0.5")
+    s = replay(cli, DATA / "corpus.jsonl", sim, tmp_path / "cap", "--tokenizer", "server",
+               "--scenario", "concurrency", "--concurrency", "2",
+               "--cache-capacity", "64,100000000")
+    hit = s["trees"]["prefix_hit"]
+    tiny, roomy = hit["finite_capacity"]["capacities"]
+    assert (tiny["capacity_blocks"], roomy["blocks"]) == (1, hit["theoretical_blocks"])
+    assert roomy["ratio"] == pytest.approx(hit["theoretical"])
+    assert tiny["hit_blocks"] < roomy["hit_blocks"]
+    text = (tmp_path / "cap" / "summary.txt").read_text()
+    assert "finite cache of 64 tokens" in text

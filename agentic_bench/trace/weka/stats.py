@@ -8,13 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.metrics.percentiles import describe
+from agentic_bench.trace.prefix_lru import LruPrefixCache, capacity_entry
 from agentic_bench.trace.weka.filter import fits
 from agentic_bench.trace.weka.model import WekaRow, WekaSubagent, WekaTrace
 from agentic_bench.trace.weka.timeline import bounds_s, subagent_times
 
 
-def trace_prefix_hit(trace: WekaTrace, limit: int | None = None) -> tuple[int, int]:
-    """(hit blocks, blocks) of one trace's requests (those that fit ``limit``)."""
+def timed_rows(trace: WekaTrace, limit: int | None = None) -> list[WekaRow]:
+    """One trace's requests (those that fit ``limit``) in recorded start order."""
     timed: list[tuple[float, int, int, WekaRow]] = []
     for i, entry in enumerate(trace.requests):
         if isinstance(entry, WekaRow):
@@ -23,11 +24,15 @@ def trace_prefix_hit(trace: WekaTrace, limit: int | None = None) -> tuple[int, i
             starts = subagent_times(entry).starts_s
             timed.extend((s, i, k + 1, r) for k, (s, r) in
                          enumerate(zip(starts, entry.requests, strict=True)))
+    return [row for _, _, _, row in sorted(timed, key=lambda x: x[:3])
+            if limit is None or fits(row, limit)]
+
+
+def trace_prefix_hit(trace: WekaTrace, limit: int | None = None) -> tuple[int, int]:
+    """(hit blocks, blocks) of one trace's requests (those that fit ``limit``)."""
     seen: set[int] = set()
     hit = total = 0
-    for _, _, _, row in sorted(timed, key=lambda x: x[:3]):
-        if limit is not None and not fits(row, limit):
-            continue
+    for row in timed_rows(trace, limit):
         for hid in row.hash_ids:
             if hid not in seen:
                 break
@@ -38,8 +43,17 @@ def trace_prefix_hit(trace: WekaTrace, limit: int | None = None) -> tuple[int, i
 
 
 class CorpusStats:
-    def __init__(self, max_context: int | None = None) -> None:
+    """``capacities``: token sizes of finite LRU caches (``--cache-capacity``), each one cache
+    shared by the whole corpus, its trees one after another in corpus order (one lane), each
+    tree's requests in recorded start order (trace/prefix_lru.py)."""
+
+    def __init__(self, max_context: int | None = None,
+                 capacities: tuple[int, ...] = ()) -> None:
         self.max_context = max_context
+        self.capacities = capacities
+        self.caches: list[LruPrefixCache] = []
+        self.block_size: int | None = None
+        self.block_sizes: set[int] = set()
         self.trees = 0
         self.kept: list[int] = []  # traces with something left under --max-context
         self.rows = self.subagent_rows = self.subagents = self.dropped_rows = 0
@@ -82,6 +96,29 @@ class CorpusStats:
         hit, total = trace_prefix_hit(trace, limit)
         self.hit += hit
         self.blocks += total
+        if self.capacities:
+            self._finite(trace, index)
+
+    def _finite(self, trace: WekaTrace, index: int) -> None:
+        if self.block_size is None:
+            self.block_size = trace.block_size
+            self.caches = [LruPrefixCache(c // trace.block_size) for c in self.capacities]
+        self.block_sizes.add(trace.block_size)
+        for row in timed_rows(trace, self.max_context):
+            blocks = [(index, hid) for hid in row.hash_ids]
+            for cache in self.caches:
+                cache.request(blocks)
+
+    def finite(self) -> dict[str, Any]:
+        """The finite-capacity figures, one per capacity."""
+        size = self.block_size or 64
+        return {"basis": "hash-id blocks, one LRU cache of each capacity shared by the corpus "
+                f"(trees in corpus order, one lane), capacity // block_size ({size}) blocks",
+                **({"note": f"block sizes {sorted(self.block_sizes)}: capacities counted in "
+                    f"blocks of {size}"} if len(self.block_sizes) > 1 else {}),
+                "capacities": [capacity_entry(c, size, cache.hit, cache.total)
+                               for c, cache in zip(self.capacities, self.caches, strict=False)]
+                or [capacity_entry(c, size, 0, 0) for c in self.capacities]}
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -99,6 +136,7 @@ class CorpusStats:
                 "ratio": self.hit / self.blocks if self.blocks else None,
                 "hit_blocks": self.hit, "blocks": self.blocks,
                 "basis": "hash-id blocks, one unbounded cache per trace, recorded order"},
+            **({"finite_capacity_prefix_hit": self.finite()} if self.capacities else {}),
         }
 
 
@@ -128,7 +166,12 @@ def render_corpus_stats(stats: dict[str, Any], title: str) -> str:
         f"  theoretical prefix-cache hit {ratio} of {hit['blocks']:,} blocks "
         "(one unbounded cache per trace, recorded order)",
     ]
+    for entry in (stats.get("finite_capacity_prefix_hit") or {}).get("capacities") or []:
+        value = "-" if entry["ratio"] is None else f"{entry['ratio']:.1%}"
+        lines.append(f"  finite cache {entry['capacity_tokens']:,} tokens "
+                     f"({entry['capacity_blocks']:,} blocks, LRU, shared, one lane): "
+                     f"prefix-cache hit {value}")
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CorpusStats", "render_corpus_stats", "trace_prefix_hit"]
+__all__ = ["CorpusStats", "render_corpus_stats", "timed_rows", "trace_prefix_hit"]
