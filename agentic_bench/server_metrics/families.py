@@ -7,14 +7,15 @@ tests transcribe): vLLM "Production Metrics" (docs.vllm.ai, usage/metrics; v1 na
 production_metrics), llama.cpp's ``tools/server`` ``/metrics`` (llama-cpp-python 0.3.36's
 vendored tree, ``server-context.cpp``), TGI's ``tgi_*`` gauges, NVIDIA Dynamo's frontend
 (``dynamo_frontend_*``) and NVIDIA DCGM exporter's default counters (``etc/default-counters.csv``).
-Speculative decoding and KV-cache tiers (docs/server-metrics.md): :mod:`.families_more`.
+Speculative decoding and KV-cache tiers (docs/server-metrics.md):
+:mod:`.families_speculation_tiers`.
 Families nobody maps are kept raw. A metric with ``split`` keeps one value per value of that
 label (``name[value]``, e.g. ``spec_accepted_per_position[0]``) instead of combining them.
 """
 
 from __future__ import annotations
 
-from agentic_bench.server_metrics.families_more import KV_TIERS, SPECULATION
+from agentic_bench.server_metrics.families_speculation_tiers import KV_TIERS, SPECULATION
 from agentic_bench.server_metrics.known import Combine, Known, base_name, split_key
 
 KNOWN: tuple[Known, ...] = (

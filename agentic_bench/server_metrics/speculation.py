@@ -24,7 +24,7 @@ import itertools
 from statistics import fmean
 from typing import Any
 
-from agentic_bench.server_metrics.families_more import TIERS
+from agentic_bench.server_metrics.families_speculation_tiers import TIERS
 
 Points = list[tuple[float, float]]
 SPEC_NAMES = ("spec_drafts", "spec_draft_tokens", "spec_accepted_tokens", "spec_accept_length",
