@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agentic_bench.errors import ConfigError
 
 if TYPE_CHECKING:
+    from agentic_bench.metrics.summary_model import Summary
     from agentic_bench.tasks.rag_e2e.options import BuildIndexOptions
 
 _SECRET_FLAGS = ("--embedder-url",)
@@ -90,12 +91,17 @@ def db_build_main(args: BuildIndexOptions) -> int:
     if args.json_report:
         Path(args.json_report).write_text(json.dumps(summary, indent=2) + "\n",
                                           encoding="utf-8")
-    accuracy = summary.get("accuracy")
+    from agentic_bench.metrics.summary_model import Summary
+
+    accuracy = Summary.of(summary).accuracy
     return 3 if accuracy is not None and not accuracy["passed"] else 0
 
 
-def report_lines(summary: dict[str, Any], out: Path) -> list[str]:
-    lg, db = summary["loadgen"], summary["db"]
+def report_lines(built: Summary | dict[str, Any], out: Path) -> list[str]:
+    from agentic_bench.metrics.summary_model import Summary
+
+    summary = Summary.of(built)
+    lg, db = summary.loadgen or {}, summary.db or {}
     lines = [
         f"e2e-rag-db ({lg['options']['mode']}) → {out}",
         f"  LoadGen       {lg.get('result') or '(accuracy mode: no verdict)'}"
@@ -108,13 +114,13 @@ def report_lines(summary: dict[str, Any], out: Path) -> list[str]:
         f"{db['embedder']} on {(db.get('device') or {}).get('embedder', 'cpu')}, FAISS HNSW L2",
         f"  database      {db['path']} md5 {db['md5']} (saved by the {db['saved_by']})",
     ]
-    acc = summary.get("accuracy")
+    acc = summary.accuracy
     if acc is not None:
         lines.append(f"  accuracy      {acc['accuracy']:.4f} (success rate "
                      f"{100 * acc['success_rate']:.2f}%, MD5 "
                      f"{'matches' if acc['md5_match'] else 'DIFFERS'}): "
                      f"{'PASS' if acc['passed'] else 'FAIL'}")
         lines += [f"                {r}" for r in acc["reasons"]]
-    departures = summary["workload"]["mlperf"]["departures"]
+    departures = summary.workload["mlperf"]["departures"]
     lines += [f"  departure     {d}" for d in departures]
     return lines

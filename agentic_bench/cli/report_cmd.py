@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentic_bench.metrics.summary_model import Summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(namespace: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
     from agentic_bench.cli.tool_options import ReportOptions
+    from agentic_bench.metrics.summary_model import Summary
     from agentic_bench.records.stream import run_records_path
     from agentic_bench.reporting.files import write_summary
     from agentic_bench.reporting.regenerate import load_run
@@ -32,20 +37,17 @@ def main(namespace: argparse.Namespace) -> int:
 
     args = parse_command(ReportOptions, namespace.rest, "report")
     run = load_run(args.run_dir, regenerate=True)
-    task = _task(run.summary.get("benchmark"))
+    summary = Summary.of(run.summary)
+    task = _task(summary.benchmark)
     if task is not None and hasattr(task, "rescore"):  # accuracy recomputed, not copied
-        from agentic_bench.metrics.verdict import evaluate
-
         # a task's scorer reads whole records (accuracy runs are small): the list, read once
-        accuracy = task.rescore(list(run.records), run.summary.get("accuracy"))
+        accuracy = task.rescore(list(run.records), summary.accuracy)
         if accuracy is not None:
-            run.summary["accuracy"] = accuracy
-            run.summary["constraints"] = evaluate(run.summary, run.summary.get("slos") or {})
-            run.summary["result"] = ("VALID" if all(c["ok"] for c in run.summary["constraints"])
-                                     else "INVALID")
-    elif run.summary.get("accuracy") is not None:
+            _rescored(summary, accuracy)
+            run.summary = summary.to_dict()
+    elif summary.accuracy is not None:
         run.notes.append(f"accuracy kept from summary.json: benchmark "
-                         f"{run.summary.get('benchmark')!r} is not installed or cannot "
+                         f"{summary.benchmark!r} is not installed or cannot "
                          "recompute it from the records")
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -62,17 +64,28 @@ def main(namespace: argparse.Namespace) -> int:
                              f"(e.g. {', '.join(sorted(map(str, known))[:3])})")
         shown = {**run.summary, "waterfall_session": args.session}
     # the report's records, read line by line (a sample of sessions in a long run)
-    every = sessions_every(int((run.summary.get("counts") or {}).get("requests") or 0))
+    every = sessions_every(summary.counts.requests)
     if every > 1:
-        shown = {**shown, "report_sample": sample_note(every, run.summary["counts"]["requests"])}
+        shown = {**shown, "report_sample": sample_note(every, summary.counts.requests)}
     records, read = read_report_records(run_records_path(run.path), every, args.session)
     files, warnings = run_reporters(run.path, shown, records)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     names = ", ".join(p.name for p in files) or "no report"
     print(f"{run.path}: wrote summary.json, summary.txt and {names} "
-          f"({read:,} records); result {run.summary['result']}")
+          f"({read:,} records); result {summary.result}")
     return 0
+
+
+def _rescored(summary: Summary, accuracy: dict[str, Any]) -> None:
+    """The accuracy a task recomputed, and the verdict again with it."""
+    from agentic_bench.metrics.summary_model import Constraint
+    from agentic_bench.metrics.verdict import evaluate
+
+    summary.accuracy = accuracy
+    summary.constraints = [Constraint.model_validate(row)
+                           for row in evaluate(summary, summary.slos)]
+    summary.result = "VALID" if all(c.ok for c in summary.constraints) else "INVALID"
 
 
 def _task(benchmark: object) -> object | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from agentic_bench.units import NS_PER_MS
 
@@ -50,9 +50,19 @@ def parse_detail(path: Path) -> dict[str, Any]:
     return values
 
 
-def parse_summary(text: str) -> dict[str, Any]:
+class PrintedSummary(TypedDict):
+    """``mlperf_log_summary.txt`` as LoadGen printed it (not our ``summary.json``): the verdict,
+    each "... satisfied" line, each early stopping block's lines, the ``key : value`` stats."""
+
+    result: str | None
+    satisfied: dict[str, bool]
+    early_stopping: dict[str, list[str]]
+    stats: dict[str, Any]
+
+
+def parse_summary(text: str) -> PrintedSummary:
     """Verdict, the "... satisfied" lines, early stopping blocks and ``key : value`` stats."""
-    out: dict[str, Any] = {"result": None, "satisfied": {}, "early_stopping": {}, "stats": {}}
+    out = PrintedSummary(result=None, satisfied={}, early_stopping={}, stats={})
     block: list[str] | None = None
     for raw in text.splitlines():
         line = raw.rstrip()
@@ -91,14 +101,14 @@ def loadgen_result(out: Path) -> dict[str, Any]:
     detail = parse_detail(out / DETAIL_FILE) if (out / DETAIL_FILE).is_file() else {}
     text = (out / SUMMARY_FILE).read_text(errors="replace") if (out / SUMMARY_FILE).is_file() \
         else ""
-    summary = parse_summary(text)
+    printed = parse_summary(text)
     result: dict[str, Any] = {
-        "result": summary["result"] or detail.get("result_validity"),
+        "result": printed["result"] or detail.get("result_validity"),
         "scenario": detail.get("effective_scenario"),
         "mode": detail.get("effective_test_mode"),
-        "constraints": _constraints(detail, summary),
+        "constraints": _constraints(detail, printed),
         "invalid_reason": detail.get("result_invalid_reason") or None,
-        "early_stopping": {k: " ".join(v) for k, v in summary["early_stopping"].items() if v},
+        "early_stopping": {k: " ".join(v) for k, v in printed["early_stopping"].items() if v},
         "query_count": detail.get("result_query_count"),
         "latency_ms": _latency(detail, ""),
         "first_token_ms": _latency(detail, "first_token_"),
@@ -118,7 +128,7 @@ def loadgen_result(out: Path) -> dict[str, Any]:
     return result
 
 
-def _constraints(detail: dict[str, Any], summary: dict[str, Any]) -> dict[str, bool | None]:
+def _constraints(detail: dict[str, Any], printed: PrintedSummary) -> dict[str, bool | None]:
     found = {
         "performance": detail.get("result_perf_constraints_met"),
         "min_duration": detail.get("result_min_duration_met"),
@@ -127,7 +137,7 @@ def _constraints(detail: dict[str, Any], summary: dict[str, Any]) -> dict[str, b
     }
     names = {"performance_constraints": "performance", "early_stopping": "early_stopping",
              "min_duration": "min_duration", "min_queries": "min_queries"}
-    for slug, ok in summary["satisfied"].items():
+    for slug, ok in printed["satisfied"].items():
         key = names.get(slug)
         if key is not None and found.get(key) is None:
             found[key] = ok

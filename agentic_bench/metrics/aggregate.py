@@ -9,11 +9,15 @@ from typing import Any
 
 from agentic_bench.metrics.early_stop import failure_note
 from agentic_bench.metrics.fanout import fanout_block
+from agentic_bench.metrics.summary_model import (
+    SUMMARY_SCHEMA,
+    SUMMARY_VERSION,
+    Constraint,
+    Load,
+    Summary,
+)
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.metrics.verdict import evaluate
-
-SUMMARY_SCHEMA = "agentic-bench/summary"
-SUMMARY_VERSION = 1
 
 
 @dataclass
@@ -97,38 +101,49 @@ def summary_of(tally: RunTally, run: RunInfo) -> dict[str, Any]:
         "config": run.config,
         **run.extra,
     }
+    model = Summary.of(summary)
+    _add_blocks(model, tally, run)
+    model.constraints = [Constraint.model_validate(row) for row in evaluate(model, run.slos)]
+    model.result = "VALID" if all(c.ok for c in model.constraints) else "INVALID"
+    return model.to_dict()
+
+
+def _add_blocks(model: Summary, tally: RunTally, run: RunInfo) -> None:
+    """The blocks a run has only when its records call for them, set on the typed summary
+    (each is dumped after the core blocks, in the model's field order)."""
     cache = tally.prefix_cache.block((run.extra.get("workload") or {}).get("prefix_ceiling"))
     if cache is not None:
-        summary["prefix_cache"] = cache
+        model.prefix_cache = cache
     fanout = fanout_block(tally.kept)
     if fanout is not None:
-        summary["fanout"] = fanout
+        model.fanout = fanout
     if tally.warmup:
-        summary["warmup"] = dict(tally.warmup)
-    note = failure_note(summary["counts"], tally.failures)
+        model.warmup = dict(tally.warmup)
+    note = failure_note(model.counts.to_dict(), tally.failures)
     if note:  # nothing succeeded: the cause, for the banner
-        summary["failure"] = note
+        model.failure = note
     lanes = (run.config or {}).get("lanes")
-    summary["load"] = tally.load.block(run.extra.get("scenario") or {},
-                                       lanes["lanes"] if isinstance(lanes, dict) else None)
+    load = tally.load.block(run.extra.get("scenario") or {},
+                            lanes["lanes"] if isinstance(lanes, dict) else None)
+    model.load = Load.model_validate(load)
     if tally.lanes_seen or tally.has_prompt_targets:
-        summary["trees"] = tally.trees.block(tally.kept, int((run.config or {}).get("gpus") or 1))
+        model.trees = tally.trees.block(tally.kept, int((run.config or {}).get("gpus") or 1))
         rules = run.extra.get("agentx")
         if rules:
-            summary["agentx"] = rules
-    roles = {role: t.block(sessions) for role, t in sorted(tally.roles.items())}
+            model.agentx = rules
+    roles = {role: t.block(model.counts.sessions) for role, t in sorted(tally.roles.items())}
     if roles:
-        summary["roles"] = roles
+        model.roles = roles
     if tally.phases:
-        summary["phases"] = {p: _phase(tally.phases[p]) for p in sorted(tally.phases)}
-    summary["constraints"] = evaluate(summary, run.slos)
-    summary["result"] = "VALID" if all(c["ok"] for c in summary["constraints"]) else "INVALID"
-    return summary
+        model.phases = {p: _phase(tally.phases[p]) for p in sorted(tally.phases)}
 
 
 def _phase(tally: RunTally) -> dict[str, Any]:
     """Counts, latencies and stages of one phase (e.g. accuracy vs performance)."""
     sub = summary_of(tally, RunInfo(benchmark="phase", complete=True, duration_s=0.0))
-    return {k: sub[k] for k in ("counts", "latency_ms", "stages_ms", "tool_calls")}
+    return {k: sub[k] for k in PHASE_BLOCKS}
+
+
+PHASE_BLOCKS = ("counts", "latency_ms", "stages_ms", "tool_calls")
 
 

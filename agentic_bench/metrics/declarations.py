@@ -81,8 +81,16 @@ class MetricDecl:
                 yield value
 
 
+def ttft_ns(t: Timestamps) -> int | None:
+    """TTFT in ns, the one definition: request bytes sent → first content-carrying chunk (None:
+    no such chunk came). The ``ttft`` metric (ms) is derived from it; a file that reports TTFT
+    in ns (agentic-edge's ``result_summary.json``) reads it here."""
+    return None if t.first_token_ns is None else t.first_token_ns - t.sent_ns
+
+
 def _ttft(t: Timestamps) -> float | None:
-    return None if t.first_token_ns is None else (t.first_token_ns - t.sent_ns) / NS_PER_MS
+    span = ttft_ns(t)
+    return None if span is None else span / NS_PER_MS
 
 
 def _itl(t: Timestamps) -> list[float]:
@@ -190,6 +198,16 @@ def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
             return None
         node = node.get(key)
     return node
+
+
+def step_value(name: str, stamps: Timestamps) -> Value:
+    """The declared step metric ``name`` of one request (``"ttft"`` → its TTFT in ms): its
+    declaration's ``derive``, as the record constructor writes it into the record the summary
+    is computed from — for a reader that needs the value of a request it does not record."""
+    derive = BY_NAME[name].derive
+    if derive is None:
+        raise ValueError(f"metric {name!r} is not derived from a request's timestamps")
+    return derive(stamps)
 
 
 def field_of(name: str) -> str:
@@ -416,6 +434,8 @@ __all__ = [
     "shown_latency",
     "slo_limits",
     "step_derivations",
+    "step_value",
+    "ttft_ns",
 ]
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
+
 POLICIES = ("off", "synthetic-golden", "real")
 GOLDEN_RULE = ("InferenceX AgentX: speculative decoding at the golden acceptance length by "
                "synthetic acceptance, never real acceptance (golden_al_distribution/README.md "
@@ -37,15 +39,15 @@ def _row(name: str, value: Any, limit: Any, op: str, ok: bool, rule: str) -> dic
             "rule": rule}
 
 
-def reported_drafting(summary: dict[str, Any]) -> dict[str, bool]:
+def reported_drafting(summary: Summary | dict[str, Any]) -> dict[str, bool]:
     """Per scraped source that exports a speculation family: did it draft during the run?"""
-    sources = ((summary.get("server_metrics") or {}).get("sources")) or {}
+    sources = (Summary.of(summary).server_metrics or {}).get("sources") or {}
     return {url: bool(block["speculation"].get("drafting"))
             for url, block in sources.items()
             if isinstance(block, dict) and isinstance(block.get("speculation"), dict)}
 
 
-def spec_rows(summary: dict[str, Any], policy: str | None) -> list[dict[str, Any]]:
+def spec_rows(summary: Summary | dict[str, Any], policy: str | None) -> list[dict[str, Any]]:
     """The speculation rows of an ``--agentx`` run's verdict (module doc)."""
     rows: list[dict[str, Any]] = []
     if policy is not None:

@@ -61,6 +61,12 @@ class Block(BaseModel):
         """The dictionary this block was made from, with what was set since (key order kept)."""
         return self.model_dump(mode="python", by_alias=True)
 
+    def given(self, name: str, missing: Any = None) -> Any:
+        """Field ``name`` when the block had it (or it was set since), else ``missing``: for a
+        reader that shows "-" for a figure an older or partial summary lacks, not the
+        default."""
+        return getattr(self, name) if name in self.model_fields_set else missing
+
     @model_serializer(mode="wrap")
     def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         dumped: dict[str, Any] = handler(self)
@@ -226,6 +232,10 @@ class Summary(Block):
     fidelity: dict[str, Any] | None = None
     intervals: dict[str, Any] | None = None
     regenerated: str | None = None
+    # e2e-rag-db's build summary (tasks/rag_e2e/db_run.py): the reference benchmark, the DB
+    db: dict[str, Any] | None = None
+    mlperf_benchmark: str | None = None
+    waterfall_session: str | None = None  # the session report.html draws (report --session)
 
     @classmethod
     def of(cls, summary: Summary | dict[str, Any]) -> Summary:

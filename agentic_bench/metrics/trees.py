@@ -33,6 +33,7 @@ from typing import Any
 from agentic_bench.metrics.distribution import Distribution
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.metrics.speculation_rows import spec_rows
+from agentic_bench.metrics.summary_model import Summary
 
 STATS = ("mean", "p50", "p75", "p90", "p95", "p99")
 
@@ -182,10 +183,11 @@ def trees_block(llm: Iterable[dict[str, Any]], sessions: Iterable[dict[str, Any]
     return tally.block(records, gpus)
 
 
-def agentx_rows(summary: dict[str, Any], rules: dict[str, Any]) -> list[dict[str, Any]]:
+def agentx_rows(summary: Summary, rules: dict[str, Any]) -> list[dict[str, Any]]:
     """The scenario's validity rows (AIPerf 0.13 ``exporters/aggregate/
     aggregate_base_exporter.py``; InferenceX ``validate_agentic_result.py``) and ours."""
-    block = summary.get("trees") or {}
+    block = summary.trees or {}
+    not_cancelled = summary.stop_reason != "interrupted"
     lanes = (block.get("trees") or {}).get("lanes") or {}
     overflow = (block.get("context_overflow") or {}).get("rate") or 0.0
     measured = lanes.get("measured_s") or 0.0
@@ -196,8 +198,7 @@ def agentx_rows(summary: dict[str, Any], rules: dict[str, Any]) -> list[dict[str
                 "rule": rule}
 
     rows = [
-        row("not_cancelled", summary["stop_reason"] != "interrupted", True, "==",
-            summary["stop_reason"] != "interrupted",
+        row("not_cancelled", not_cancelled, True, "==", not_cancelled,
             "AIPerf: a cancelled run is invalid (run_cancelled)"),
         row("duration_reached", round(measured, 3), want, ">=", measured + 1e-3 >= want,
             "the measured phase ran its whole --duration"),

@@ -12,11 +12,13 @@ also carries LoadGen's own verdict as the row ``loadgen_result``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.declarations import MetricDecl, shown_in, slo_limits
+from agentic_bench.metrics.summary_model import Constraint, Summary
 
 # an upper limit per declared SLO key, named <metric>_<statistic>_<unit> (metrics/declarations.py)
 UPPER = slo_limits()  # the built-ins'; the verdict asks slo_limits() when it runs
@@ -70,19 +72,19 @@ def _c(name: str, value: Any, limit: Any, op: str, ok: bool) -> dict[str, Any]:
     return {"name": name, "value": value, "limit": limit, "op": op, "ok": bool(ok)}
 
 
-def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, Any]]:
+def evaluate(summary: Summary | dict[str, Any],
+             slos: Mapping[str, float]) -> list[dict[str, Any]]:
     """Constraint rows for ``summary``; the run is VALID when every row is ok."""
-    if summary.get("agentx"):  # AgentX judges errors by its own rules (metrics/trees.py)
+    summary = Summary.of(summary)
+    if summary.agentx:  # AgentX judges errors by its own rules (metrics/trees.py)
         from agentic_bench.metrics.trees import agentx_rows
 
-        rows = agentx_rows(summary, summary["agentx"])
+        rows = agentx_rows(summary, summary.agentx)
     else:
-        rows = [
-            _c("complete", summary["complete"], True, "==", summary["complete"]),
-            _c("missing_turns", summary["counts"]["missing_turns"], 0, "==",
-               summary["counts"]["missing_turns"] == 0),
-        ]
-    internal = summary["counts"].get("internal_errors", 0)
+        missing = summary.counts.missing_turns
+        rows = [_c("complete", summary.complete, True, "==", summary.complete),
+                _c("missing_turns", missing, 0, "==", missing == 0)]
+    internal = summary.counts.internal_errors
     if internal:  # sessions the harness itself failed: never a VALID run
         rows.append({**_c("harness_errors", internal, 0, "==", False),
                      "rule": "sessions the harness failed (an exception, an unreadable trace "
@@ -90,32 +92,35 @@ def evaluate(summary: dict[str, Any], slos: dict[str, float]) -> list[dict[str, 
     for key in slos:
         found = latency_slo(key)
         if found is not None:
-            metric, stat = found
-            value = (summary["latency_ms"].get(metric) or {}).get(stat)
+            value = summary.latency(*found)
             rows.append(_c(key, value, slos[key], "<=", value is not None and value <= slos[key]))
     if "min_duration_s" in slos:
-        value = summary["duration_s"]
-        rows.append(_c("min_duration_s", value, slos["min_duration_s"], ">=",
-                       value >= slos["min_duration_s"]))
+        rows.append(_c("min_duration_s", summary.duration_s, slos["min_duration_s"], ">=",
+                       summary.duration_s >= slos["min_duration_s"]))
     if "min_sessions" in slos:
-        value = summary["counts"]["sessions_ok"]
-        rows.append(_c("min_sessions", value, slos["min_sessions"], ">=",
-                       value >= slos["min_sessions"]))
+        ok_sessions = summary.counts.sessions_ok
+        rows.append(_c("min_sessions", ok_sessions, slos["min_sessions"], ">=",
+                       ok_sessions >= slos["min_sessions"]))
+    accuracy = summary.accuracy or {}
     if "accuracy" in slos:
-        value = (summary.get("accuracy") or {}).get("headline")
+        value = accuracy.get("headline")
         rows.append(_c("accuracy", value, slos["accuracy"], ">=",
                        value is not None and value >= slos["accuracy"]))
-    loadgen = summary.get("loadgen")
-    if isinstance(loadgen, dict) and loadgen.get("result") is not None:  # LoadGen's own verdict
-        rows.append({**_c("loadgen_result", loadgen["result"], "VALID", "==",
-                          loadgen["result"] == "VALID"),
-                     "rule": "MLPerf LoadGen's verdict (mlperf_log_summary.txt)"
-                     + (f": {loadgen['invalid_reason']}" if loadgen.get("invalid_reason")
-                        else "")})
-    for gate in (summary.get("accuracy") or {}).get("gates") or []:  # a task's own gates
+    rows += _loadgen_rows(summary.loadgen)
+    for gate in accuracy.get("gates") or []:  # a task's own gates
         rows.append({**_c(gate["name"], gate["value"], gate["limit"], gate["op"], gate["ok"]),
                      **({"rule": gate["rule"]} if gate.get("rule") else {})})
     return rows
+
+
+def _loadgen_rows(loadgen: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """LoadGen's own verdict as a row, for a run MLPerf LoadGen issued."""
+    if not isinstance(loadgen, dict) or loadgen.get("result") is None:
+        return []
+    return [{**_c("loadgen_result", loadgen["result"], "VALID", "==",
+                  loadgen["result"] == "VALID"),
+             "rule": "MLPerf LoadGen's verdict (mlperf_log_summary.txt)"
+             + (f": {loadgen['invalid_reason']}" if loadgen.get("invalid_reason") else "")}]
 
 
 def _limit(slos: dict[str, float], metric: str) -> float | None:
@@ -172,10 +177,11 @@ def session_meets_slos(requests: list[dict[str, Any]], turns: list[dict[str, Any
 ALWAYS = ("complete", "missing_turns")
 
 
-def unconstrained(constraints: list[dict[str, Any]]) -> bool:
+def unconstrained(constraints: Sequence[Constraint | dict[str, Any]]) -> bool:
     """True when no latency, accuracy or other limit was checked: VALID then means only that
     the run completed with no missing turn."""
-    return all(row["name"] in ALWAYS for row in constraints)
+    return all((row.name if isinstance(row, Constraint) else row["name"]) in ALWAYS
+               for row in constraints)
 
 
 UNCONSTRAINED_NOTE = ("no latency or accuracy constraint was set: VALID means only that the run "

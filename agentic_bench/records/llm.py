@@ -9,7 +9,7 @@ itself. A derivation that returns ``None`` leaves its field out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,13 +47,34 @@ class Timestamps:
         return ns / NS_PER_MS
 
 
+def result_timestamps(result: ChatResult, scheduled_ns: int) -> Timestamps:
+    """The :class:`Timestamps` of one chat call (``scheduled_ns``: when it was due); its output
+    tokens are the server's ``usage`` count, else its content-carrying chunks."""
+    out = result.output_tokens
+    if out is None:
+        out = len(result.token_times_ns)  # one content-carrying chunk ≈ one token
+    return Timestamps(scheduled_ns, result.t_sent_ns, result.t_end_ns,
+                      result.t_first_token_ns, result.token_times_ns, out)
+
+
+def record_timestamps(record: Mapping[str, Any]) -> Timestamps | None:
+    """The :class:`Timestamps` of an LLM step's record (instants relative to the run's
+    ``t0``; a record keeps no token times, and a missing end is taken as the send), None when
+    it has no send time (a record imported without one)."""
+    sent = record.get("t_sent_ns")
+    if sent is None:
+        return None
+    end = record.get("t_end_ns")
+    return Timestamps(record.get("t_scheduled_ns", sent), sent, sent if end is None else end,
+                      record.get("t_first_token_ns"), (), int(record.get("output_tokens") or 0))
+
+
 def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int, *,
                derived: Iterable[Derivation]) -> dict[str, Any]:
     """Timing and outcome fields of one chat call (the caller adds ids and scoring), with one
     field per ``derived`` step metric."""
-    out = result.output_tokens
-    if out is None:
-        out = len(result.token_times_ns)  # one content-carrying chunk ≈ one token
+    stamps = result_timestamps(result, scheduled_ns)
+    out = stamps.output_tokens
     rec: dict[str, Any] = {
         "kind": "llm",
         "status": result.status,
@@ -69,8 +90,6 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int, *,
     }
     if result.t_first_token_ns is not None:
         rec["t_first_token_ns"] = result.t_first_token_ns - t0_ns
-    stamps = Timestamps(scheduled_ns, result.t_sent_ns, result.t_end_ns,
-                        result.t_first_token_ns, result.token_times_ns, out)
     for field, derive in derived:
         value = derive(stamps)
         if value is not None:
@@ -87,4 +106,5 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int, *,
     return rec
 
 
-__all__ = ["Derivation", "Timestamps", "Value", "llm_record"]
+__all__ = ["Derivation", "Timestamps", "Value", "llm_record", "record_timestamps",
+           "result_timestamps"]

@@ -29,6 +29,7 @@ from agentic_bench.metrics.declarations import (
     shown_in,
     shown_latency,
 )
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting import report_figures as rf
 from agentic_bench.reporting import time_figures as tf
@@ -77,23 +78,23 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
     # a lane's warm-up requests are recorded but never counted: the plots leave them out too,
     # so a plot's n is the summary's count
     records = [r for r in records if not r.get("warmup")]
-    bench = summary.get("benchmark", "?")
-    endpoint = summary.get("endpoint") or {}
+    typed = Summary.of(summary)
+    bench = typed.given("benchmark", "?")
     sub = " · ".join(str(x) for x in (
-        summary.get("started_at"), endpoint.get("url"), endpoint.get("model"),
-        load_label(summary), f"{fmt_num(summary.get('duration_s'))} s") if x)
+        typed.started_at, typed.endpoint.url, typed.endpoint.model,
+        load_label(summary), f"{fmt_num(typed.given('duration_s'))} s") if x)
     body = [
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
-        verdict_section(summary),
-        *([f'<p class="note">{esc(summary["report_sample"].get("note", ""))}</p>']
-          if isinstance(summary.get("report_sample"), dict) else []),
+        verdict_section(typed),
+        *([f'<p class="note">{esc(sample.get("note", ""))}</p>']
+          if isinstance(sample := typed.report_sample, dict) else []),
         cards_section(summary),
         summary_section(summary),
         trees_section(summary, records),
-        accuracy_section(summary.get("accuracy")),
+        accuracy_section(typed.accuracy),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),
-        waterfall_section(records, summary.get("waterfall_session")),
+        waterfall_section(records, typed.waterfall_session),
         section("section-time", "Latency over time",
                 '<p class="note">Hover for values (the legend reads out each series at the '
                 "cursor), drag to zoom, double-click to reset, click a legend entry to hide "
@@ -109,15 +110,15 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
                 f'<div class="grid">{rf.throughput_figure(records)}'
                 f"{rf.inflight_figure(records)}</div>"),
         *([section("section-server", "Server metrics over time",
-                   server_figures(summary.get("server_metrics")))]
-          if summary.get("server_metrics") else []),
+                   server_figures(typed.server_metrics))]
+          if typed.server_metrics else []),
         section("section-cache", "Prefix reuse",
                 f'<div class="grid">{rf.prefix_cache_figure(summary)}</div>'),
         section("section-errors", "Errors",
                 f'<div class="grid">{rf.error_figure(summary, records)}</div>'),
         config_section(summary),
     ]
-    return page(f"agentic-bench {bench}: {summary.get('result', '?')}", "".join(body))
+    return page(f"agentic-bench {bench}: {typed.given('result', '?')}", "".join(body))
 
 
 def load_label(summary: dict[str, Any]) -> str:
@@ -166,24 +167,25 @@ def _exact(value: Any) -> Any:
     return value
 
 
-def verdict_section(summary: dict[str, Any]) -> str:
-    result = str(summary.get("result", "?"))
-    rows = summary.get("constraints") or []
+def verdict_section(summary: Summary | dict[str, Any]) -> str:
+    typed = Summary.of(summary)
+    result = str(typed.given("result", "?"))  # a partial summary shows "?", not the default
+    rows = typed.constraints
     tbl = table(["constraint", "value", "op", "limit", "ok", "rule"],
-                [[r.get("name"), _exact(r.get("value")), r.get("op"), _exact(r.get("limit")),
-                  "ok" if r.get("ok") else "FAIL", r.get("rule") or ""] for r in rows],
+                [[r.name, _exact(r.value), r.op, _exact(r.limit),
+                  "ok" if r.ok else "FAIL", r.rule or ""] for r in rows],
                 table_id="table-constraints",
-                row_classes=["" if r.get("ok") else "fail" for r in rows], right=(1, 3))
-    failed = [r.get("name") for r in rows if not r.get("ok")]
-    why = f"failed: {', '.join(map(str, failed))}" if failed else "every constraint met"
-    if summary.get("failure"):  # nothing succeeded: the cause first
-        why = f"{summary['failure']} · {why}"
+                row_classes=["" if r.ok else "fail" for r in rows], right=(1, 3))
+    failed = [r.name for r in rows if not r.ok]
+    why = f"failed: {', '.join(failed)}" if failed else "every constraint met"
+    if typed.failure:  # nothing succeeded: the cause first
+        why = f"{typed.failure} · {why}"
     css = "verdict valid" if result == "VALID" else "verdict invalid"
     if result == "VALID" and rows and unconstrained(rows):
         css, why = "verdict unconstrained", UNCONSTRAINED_NOTE
     return (f'<section id="section-verdict" class="{css}"><div class="big" id="verdict">'
-            f"{esc(result)}</div><div>complete: {esc(cell(summary.get('complete')))} "
-            f"({esc(summary.get('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")
+            f"{esc(result)}</div><div>complete: {esc(cell(typed.given('complete')))} "
+            f"({esc(typed.given('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")
 
 
 def summary_section(summary: dict[str, Any]) -> str:
@@ -252,30 +254,33 @@ def _host_cpu_cell(host: dict[str, Any] | None) -> str:
     return " / ".join(f"{host[k]:.1%}" for k in ("busy", "steal", "idle"))
 
 
-def config_section(summary: dict[str, Any]) -> str:
+def config_section(summary: Summary | dict[str, Any]) -> str:
+    typed = Summary.of(summary)
     parts = []
-    for key, title in (("scenario", "scenario"), ("endpoint", "endpoint"),
-                       ("workload", "workload"), ("config", "resolved config"),
-                       ("slos", "SLOs"), ("versions", "versions")):
-        value = summary.get(key)
-        if value in (None, {}, []):
+    for key, title, value in (("scenario", "scenario", typed.scenario),
+                              ("endpoint", "endpoint", typed.endpoint.to_dict()),
+                              ("workload", "workload", typed.workload),
+                              ("config", "resolved config", typed.config),
+                              ("slos", "SLOs", typed.slos),
+                              ("versions", "versions", typed.versions)):
+        if not value:
             continue
         parts.append(f"<div><h3>{esc(title)}</h3>{kv_table(flatten(value), f'table-{key}')}</div>")
-    harness = summary.get("harness") or {}
-    lag = harness.get("schedule_lag_ms") or {}
+    harness = typed.harness
+    lag = harness.schedule_lag_ms
     items = [("schedule lag p50 / p99 / max (ms)",
-              " / ".join(fmt_num(lag.get(k)) for k in ("p50", "p99", "max"))),
+              " / ".join(fmt_num(lag.stat(k)) for k in ("p50", "p99", "max"))),
              ("token source", ", ".join(f"{k}: {v}" for k, v in
-                                        (harness.get("token_source") or {}).items()) or "-"),
-             ("truncated record lines", harness.get("truncated_record_lines")),
-             ("client CPU (s)", summary.get("client_cpu_s")),
-             ("host CPU busy / steal / idle", _host_cpu_cell(summary.get("host_cpu"))),
+                                        harness.token_source.items()) or "-"),
+             ("truncated record lines", harness.given("truncated_record_lines")),
+             ("client CPU (s)", typed.client_cpu_s),
+             ("host CPU busy / steal / idle", _host_cpu_cell(typed.host_cpu)),
              ("command line (runs it again into a new folder; URLs redacted)",
-              summary.get("command_line") or "-"),
-             ("summary schema", f"{summary.get('schema', '-')} v{summary.get('version', '-')}"),
-             ("output directory", summary.get("out_dir"))]
-    if summary.get("regenerated"):
-        items.append(("regenerated", summary["regenerated"]))
+              typed.command_line or "-"),
+             ("summary schema", f"{typed.given('schema_', '-')} v{typed.given('version', '-')}"),
+             ("output directory", typed.out_dir)]
+    if typed.regenerated:
+        items.append(("regenerated", typed.regenerated))
     parts.insert(0, f"<div><h3>run</h3>{kv_table(items, 'table-harness')}</div>")
     return section("section-config", "Configuration and versions",
                    f'<div class="cols">{"".join(parts)}</div>')

@@ -20,6 +20,7 @@ from typing import Any
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.records.stream import RecordStream, run_records_path
 from agentic_bench.records.types import check_version
 
@@ -159,8 +160,10 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
         if rebuild and next(iter(stream), None) is None:
             raise UsageError(f"{records_path}: no records in the file")
         if rebuild:  # the summary's pass counts the unreadable lines
-            summary, more = regenerate_summary(stream, previous)
-            summary["harness"]["truncated_record_lines"] = stream.truncated_lines
+            rebuilt, more = regenerate_summary(stream, previous)
+            typed = Summary.of(rebuilt)  # the pass that summarised counted the lines
+            typed.harness.truncated_record_lines = stream.truncated_lines
+            summary = typed.to_dict()
         else:
             summary, more = dict(previous or {}), []
             for _ in stream:  # count the unreadable lines, one line at a time

@@ -6,7 +6,7 @@ they draw, so a run of more than :data:`REPORT_MAX_REQUESTS` requests draws them
 sample of whole sessions: every session whose id falls in 1 of ``k`` buckets (a CRC-32 of the
 id, so the same sessions every time), with every record that belongs to no session. The
 summary's figures and tables are the whole run's (summary.json); the report says which part
-its charts show (``summary["report_sample"]``).
+its charts show (``Summary.report_sample``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def read_report_records(path: Path, every: int, session: str | None = None
 
 
 def sample_note(every: int, requests: int) -> dict[str, Any]:
-    """``summary["report_sample"]``: what part of the run the report's charts show."""
+    """``Summary.report_sample``: what part of the run the report's charts show."""
     return {"sessions_every": every, "requests": requests,
             "note": f"the report's per-request charts show 1 session in {every} "
                     f"(a fixed sample by session id) of the run's {requests:,} requests; the "

@@ -11,6 +11,7 @@ from agentic_bench.metrics.declarations import (
     shown_latency,
 )
 from agentic_bench.metrics.host_cpu import describe_host_cpu
+from agentic_bench.metrics.summary_model import InFlight, Load, Stats, Summary
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting.intervals_text import interval_lines
 from agentic_bench.reporting.svg_axes import fmt_pct
@@ -240,142 +241,140 @@ def _role_lines(roles: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _stop_reason(summary: dict[str, Any]) -> str:
+def _stop_reason(summary: Summary) -> str:
     """The stop reason, said so that it cannot be misread: an early stop after the first
     requests failed is not "all failed" when requests in flight then succeeded."""
-    reason = str(summary.get("stop_reason", "-"))
-    counts = summary.get("counts") or {}
-    if reason == "all_failed" and counts.get("requests_ok"):
+    reason, counts = summary.stop_reason, summary.counts
+    if reason == "all_failed" and counts.requests_ok:
         return (f"stopped early: the first requests failed, so no more sessions were issued; "
-                f"{counts['requests_ok']}/{counts.get('requests', 0)} requests then succeeded")
+                f"{counts.requests_ok}/{counts.requests} requests then succeeded")
     if reason == "records_unwritable":
         return "stopped: the records could not be written"
     return reason
 
 
-def _latency_tables(latency: dict[str, Any], stages: dict[str, Any]) -> list[str]:
+def _latency_tables(latency: dict[str, Stats], stages: dict[str, Stats]) -> list[str]:
     """The latency table and the stage table, with one column width wide enough for every
     value (a 157,053.52 ms maximum must not run into the p99 beside it)."""
-    cells = [_fmt(stats[k]) for table in (latency, stages) for stats in table.values()
+    cells = [_fmt(stats.stat(k)) for table in (latency, stages) for stats in table.values()
              for k in _STAT_COLUMNS]
     width = max([10] + [len(c) + 2 for c in cells])
 
-    def row(label: str, count: Any, values: list[str]) -> str:
-        return f"{label:<14}{count:>8}" + "".join(f"{v:>{width}}" for v in values)
+    def row(label: str, stats: Stats) -> str:
+        return f"{label:<14}{stats.count:>8}" + "".join(
+            f"{_fmt(stats.stat(k)):>{width}}" for k in _STAT_COLUMNS)
 
-    lines = [row("latency (ms)", "count", list(_STAT_COLUMNS))]
+    lines = [f"{'latency (ms)':<14}{'count':>8}" + "".join(f"{k:>{width}}" for k in _STAT_COLUMNS)]
     names = shown_latency(latency)
-    lines += [row(name, latency[name]["count"], [_fmt(latency[name][k]) for k in _STAT_COLUMNS])
-              for name in names]
-    few = [f"{name} n={latency[name]['count']}" for name in names
-           if 0 < (latency[name].get("count") or 0) < FEW_FOR_P99]
+    lines += [row(name, latency[name]) for name in names]
+    few = [f"{name} n={latency[name].count}" for name in names
+           if 0 < latency[name].count < FEW_FOR_P99]
     if few:  # a p99 of a handful of values is their maximum, give or take
         lines.append(f"  (p99 of fewer than {FEW_FOR_P99} values is at or next to their max: "
                      + ", ".join(few) + ")")
     if stages:
         lines += ["", "stages (ms)"]
-        lines += [row(f"  {name}", stats["count"], [_fmt(stats[k]) for k in _STAT_COLUMNS])
-                  for name, stats in stages.items()]
+        lines += [row(f"  {name}", stats) for name, stats in stages.items()]
     return lines
 
 
-def _load_lines(load: dict[str, Any] | None) -> list[str]:
+def _load_lines(load: Load | None) -> list[str]:
     """The load the run reached beside the one it named (metrics/load_reached.py)."""
     if not load:
         return []
-    sess, reqs = load["sessions_in_flight"], load["requests_in_flight"]
-    named = f" of {load['named_streams']} named" if load.get("named_streams") else ""
-    rate = (f"; sessions arrived at {load['arrival_rate']:.3g}/s of {load['named_rate']:g}/s"
-            if load.get("arrival_rate") is not None else "")
-    line = (f"Load      : sessions in flight mean {_fmt(sess['mean'])}, max {sess['max']}"
-            f"{named}; requests in flight mean {_fmt(reqs['mean'])}, max {reqs['max']}{rate}")
-    return [line] + ([f"            SHORT: {load['short']} (the load named was not reached)"]
-                     if load.get("short") else [])
+    sess, reqs = load.sessions_in_flight or InFlight(), load.requests_in_flight or InFlight()
+    named = f" of {load.named_streams} named" if load.named_streams else ""
+    rate = (f"; sessions arrived at {load.arrival_rate:.3g}/s of {load.named_rate:g}/s"
+            if load.arrival_rate is not None else "")
+    line = (f"Load      : sessions in flight mean {_fmt(sess.mean)}, max {sess.max}"
+            f"{named}; requests in flight mean {_fmt(reqs.mean)}, max {reqs.max}{rate}")
+    return [line] + ([f"            SHORT: {load.short} (the load named was not reached)"]
+                     if load.short else [])
 
 
-def render_text(summary: dict[str, Any]) -> str:
+def _dash(value: Any) -> Any:
+    return "-" if value is None else value
+
+
+def render_text(summary: Summary | dict[str, Any]) -> str:
     """``summary.txt``: the summary for people to read."""
-    c = summary["counts"]
+    plain = summary if isinstance(summary, dict) else summary.to_dict()
+    summary = Summary.of(summary)
+    c, endpoint, workload = summary.counts, summary.endpoint, summary.workload
     lines = [
         "================================================",
         "agentic-bench results summary",
         "================================================",
-        f"Benchmark : {summary['benchmark']}",
-        *([f"Command   : {summary['command_line']}"] if summary.get("command_line") else []),
-        "Scenario  : " + (lanes_line(summary.get("config") or {})
-                          or _load_line(summary.get("scenario") or {})),
-        f"Endpoint  : {summary.get('endpoint', {}).get('url', '-')}"
-        + (f" ({server})" if (server := summary.get("endpoint", {}).get("server")) else ""),
-        f"Model     : {summary.get('endpoint', {}).get('model', '-')}",
-        f"Result is : {summary['result']}",
-        *([f"            {summary['failure']}"
+        f"Benchmark : {summary.benchmark}",
+        *([f"Command   : {summary.command_line}"] if summary.command_line else []),
+        "Scenario  : " + (lanes_line(summary.config) or _load_line(summary.scenario)),
+        f"Endpoint  : {_dash(endpoint.url)}"
+        + (f" ({endpoint.server})" if endpoint.server else ""),
+        f"Model     : {_dash(endpoint.model)}",
+        f"Result is : {summary.result}",
+        *([f"            {summary.failure}"
            + (" (stopped early: --stop-after-failures)"
-              if summary.get("stop_reason") == "all_failed" else "")]
-          if summary.get("failure") else []),
+              if summary.stop_reason == "all_failed" else "")]
+          if summary.failure else []),
         *([f"            ({UNCONSTRAINED_NOTE})"]
-          if summary["result"] == "VALID" and unconstrained(summary["constraints"]) else []),
-        *_mlperf_lines((summary.get("workload") or {}).get("mlperf"), summary.get("loadgen")),
-        f"Complete  : {'yes' if summary['complete'] else 'no'} "
-        f"({_stop_reason(summary)})",
+          if summary.valid and unconstrained(summary.constraints) else []),
+        *_mlperf_lines(workload.get("mlperf"), summary.loadgen),
+        f"Complete  : {'yes' if summary.complete else 'no'} ({_stop_reason(summary)})",
         *([f"Records   : {lost['records']} not written ({lost['error']}); records.jsonl holds "
-           "what was measured before"] if (lost := summary.get("records_unwritten")) else []),
-        *([f"Resume    : {summary['resume_command']}"] if summary.get("resume_command") else []),
-        f"Duration  : {summary['duration_s']:.2f} s",
+           "what was measured before"] if (lost := summary.records_unwritten) else []),
+        *([f"Resume    : {summary.resume_command}"] if summary.resume_command else []),
+        f"Duration  : {summary.duration_s:.2f} s",
         "",
-        f"Sessions  : {c['sessions_ok']}/{c['sessions']} ok"
-        + (f" of {summary['planned_sessions']} planned"
-           if summary.get("planned_sessions") not in (None, c["sessions"]) else "")
-        + f"   turns {c['turns_ok']}/{c['turns']} (missing {c['missing_turns']})   requests "
-        f"{c['requests_ok']}/{c['requests']} ok",
-        f"Errors    : {c['errors']}" + (" (" + ", ".join(
-            f"{k} {v}" for k, v in c["errors_by_type"].items()) + ")"
-            if c["errors_by_type"] else ""),
-        *_load_lines(summary.get("load")),
-        *_restart_lines(summary.get("endpoint", {}).get("restarts") or [],
-                        summary.get("endpoint", {}).get("restart_waits")),
-        *_server_lines(summary.get("server_metrics")),
-        *_energy_lines(summary.get("energy")),
+        f"Sessions  : {c.sessions_ok}/{c.sessions} ok"
+        + (f" of {summary.planned_sessions} planned"
+           if summary.planned_sessions not in (None, c.sessions) else "")
+        + f"   turns {c.turns_ok}/{c.turns} (missing {c.missing_turns})   requests "
+        f"{c.requests_ok}/{c.requests} ok",
+        f"Errors    : {c.errors}" + (" (" + ", ".join(
+            f"{k} {v}" for k, v in c.errors_by_type.items()) + ")"
+            if c.errors_by_type else ""),
+        *_load_lines(summary.load),
+        *_restart_lines(endpoint.restarts or [], endpoint.restart_waits),
+        *_server_lines(summary.server_metrics),
+        *_energy_lines(summary.energy),
         "",
     ]
-    stages = summary.get("stages_ms") or {}
-    lines += _latency_tables(summary["latency_ms"], stages)
-    lines += interval_lines(summary)
-    t = summary["throughput"]
+    lines += _latency_tables(summary.latency_ms, summary.stages_ms)
+    lines += interval_lines(plain)
+    t = summary.throughput
     lines += [
         "",
-        f"Throughput: {t['requests_per_s']:.2f} req/s, "
-        f"{t['output_tokens_per_s']:.1f} output tok/s, "
-        f"{t['sessions_per_s']:.3f} sessions/s; goodput "
-        f"{summary['goodput']['sessions_per_s']:.3f} sessions/s",
-        *_interactivity_lines(summary.get("interactivity")),
-        *_prefix_cache_lines(summary.get("prefix_cache"),
-                             (summary.get("workload") or {}).get("prefix_ceiling")),
-        *_fanout_lines(summary.get("fanout")),
-        *tree_lines(summary),
-        *([fidelity_line(summary["fidelity"])] if summary.get("fidelity") else []),
+        f"Throughput: {t.requests_per_s:.2f} req/s, "
+        f"{t.output_tokens_per_s:.1f} output tok/s, "
+        f"{t.sessions_per_s:.3f} sessions/s; goodput "
+        f"{summary.goodput.sessions_per_s:.3f} sessions/s",
+        *_interactivity_lines(summary.interactivity),
+        *_prefix_cache_lines(summary.prefix_cache, workload.get("prefix_ceiling")),
+        *_fanout_lines(summary.fanout),
+        *tree_lines(plain),
+        *([fidelity_line(summary.fidelity)] if summary.fidelity else []),
     ]
-    lines += _role_lines(summary.get("roles") or {})
-    tc = summary.get("tool_calls") or {}
-    if tc.get("scored"):
-        lines.append(f"Tool calls: the model made {tc['matched']} of the {tc['scored']} "
-                     f"recorded calls again ({tc['match_rate']:.1%}) — information, not a "
+    lines += _role_lines(summary.roles)
+    tc = summary.tool_calls
+    if tc.scored:
+        lines.append(f"Tool calls: the model made {tc.matched} of the {tc.scored} "
+                     f"recorded calls again ({tc.match_rate or 0.0:.1%}) — information, not a "
                      "failure: the replay sends the recorded tool results either way and the "
                      "verdict does not count it")
-    acc = summary.get("accuracy")
-    if acc:
-        lines += _accuracy_lines(acc)
-    lag = summary["harness"]["schedule_lag_ms"]
-    lines += ["", f"Schedule lag (ms): p50 {_fmt(lag['p50'])}  p99 {_fmt(lag['p99'])}  "
-              f"max {_fmt(lag['max'])}"]
-    host = describe_host_cpu(summary.get("host_cpu"))
+    if summary.accuracy:
+        lines += _accuracy_lines(summary.accuracy)
+    lag = summary.harness.schedule_lag_ms
+    lines += ["", f"Schedule lag (ms): p50 {_fmt(lag.p50)}  p99 {_fmt(lag.p99)}  "
+              f"max {_fmt(lag.max)}"]
+    host = describe_host_cpu(summary.host_cpu)
     lines += [host] if host else []
     lines += ["", "Constraints:"]
-    for row in summary["constraints"]:
-        mark = "ok " if row["ok"] else "FAIL"
-        lines.append(f"  [{mark}] {row['name']}: {_exact(row['value'])} {row['op']} "
-                     f"{_exact(row['limit'])}" + (f"  ({row['rule']})" if row.get("rule") else ""))
-    if summary.get("loadgen"):
+    for row in summary.constraints:
+        mark = "ok " if row.ok else "FAIL"
+        lines.append(f"  [{mark}] {row.name}: {_exact(row.value)} {row.op} "
+                     f"{_exact(row.limit)}" + (f"  ({row.rule})" if row.rule else ""))
+    if summary.loadgen:
         from agentic_bench.loadgen.text import render_loadgen_lines
 
-        lines += render_loadgen_lines(summary["loadgen"])
+        lines += render_loadgen_lines(summary.loadgen)
     return "\n".join(lines) + "\n"

@@ -90,9 +90,11 @@ def interrupted(stop: dict[str, Any]) -> int:
 def finish(summary: dict[str, Any], quiet: bool) -> int:
     """Print a run's summary.txt and where its outputs are (unless ``quiet``); return the exit
     code: 0 when the run is VALID, 3 otherwise."""
+    from agentic_bench.metrics.summary_model import Summary
     from agentic_bench.reporting.summary_text import render_text
 
+    typed = Summary.of(summary)
     if not quiet:
-        print(render_text(summary), end="")
-        print(f"outputs: {summary.get('out_dir')}/")
-    return 0 if summary["result"] == "VALID" else 3
+        print(render_text(typed), end="")
+        print(f"outputs: {typed.out_dir}/")
+    return 0 if typed.valid else 3

@@ -48,6 +48,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.options.load import SearchSpec
 
 if TYPE_CHECKING:
@@ -211,10 +212,10 @@ def answer_of(spec: SearchSpec, seen: dict[float, Decision]) -> CapacityAnswer:
                    "nothing between them was probed"))
 
 
-def goodput_fraction(summary: dict[str, Any]) -> float:
+def goodput_fraction(summary: Summary | dict[str, Any]) -> float:
     """Sessions that met every SLO / sessions issued (0 when none ran)."""
-    sessions = summary["counts"]["sessions"]
-    met = (summary.get("goodput") or {}).get("sessions", 0)
+    typed = Summary.of(summary)
+    sessions, met = typed.counts.sessions, typed.goodput.sessions or 0
     return met / sessions if sessions else 0.0
 
 
@@ -257,10 +258,11 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
             summary = runner.run(spec.key, value, base / name)
             if summary is None:
                 raise _Stopped
-            fraction = goodput_fraction(summary)
+            typed = Summary.of(summary)
+            fraction = goodput_fraction(typed)
             fractions.append(fraction)
-            met += int((summary.get("goodput") or {}).get("sessions") or 0)
-            sessions += int(summary["counts"]["sessions"])
+            met += typed.goodput.sessions or 0
+            sessions += typed.counts.sessions
             point = sweep_point(spec.key, value, summary)
             short = short or bool(point.get("short"))
             probed.append({**point, "repeat": r + 1, "goodput_fraction": fraction,

@@ -66,7 +66,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from agentic_bench.metrics.declarations import field_of
+from agentic_bench.metrics.declarations import field_of, ttft_ns
+from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.records.llm import record_timestamps
 from agentic_bench.tasks.agentic_edge.data import SUBSET_CATEGORY
 from agentic_bench.tasks.agentic_edge.gates import reported
 from agentic_bench.tasks.agentic_edge.perf_window import tracked
@@ -115,34 +117,50 @@ def series(values: Iterable[float]) -> dict[str, Any]:
                           "counts": counts}}
 
 
-def _load(summary: dict[str, Any]) -> dict[str, Any]:
-    return (summary.get("config") or {}).get("load") or summary.get("scenario") or {}
+def _load(summary: Summary | dict[str, Any]) -> dict[str, Any]:
+    typed = Summary.of(summary)
+    load: dict[str, Any] = typed.config.get("load") or typed.scenario
+    return load
 
 
-def _in_flight(summary: dict[str, Any]) -> int | None:
-    load = _load(summary)
+def _in_flight(load: dict[str, Any]) -> int | None:
     if load.get("scenario", "single-stream") == "single-stream":
         return 1
-    return load.get("concurrency")
+    concurrency: int | None = load.get("concurrency")
+    return concurrency
 
 
-def run_config(summary: dict[str, Any], coding: bool) -> dict[str, Any]:
+def run_config(summary: Summary | dict[str, Any], coding: bool) -> dict[str, Any]:
     """``result_summary.json``'s ``run_config`` (the load pattern and warmup as dumped there)."""
-    load, seed = _load(summary), _load(summary).get("seed", 42)
+    load = _load(summary)
+    seed = load.get("seed", 42)
     kind = ("agentic_inference" if coding else
             "poisson" if load.get("scenario") == "server" else "concurrency")
     return {"load_pattern": {"type": kind, "target_qps": load.get("rate") if kind == "poisson"
                              else None, "target_concurrency": None if kind == "poisson"
-                             else _in_flight(summary), "use_legacy_loadgen_qps_metrics": True},
+                             else _in_flight(load), "use_legacy_loadgen_qps_metrics": True},
             "warmup": {"enabled": False, "n_requests": None, "salt": False, "drain": False,
                        "warmup_random_seed": 42},
             "scheduler_random_seed": seed, "dataloader_random_seed": seed}
 
 
-def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _ttft_ns(r: dict[str, Any]) -> float | None:
+    """A step's TTFT in ns: the declared one (metrics/declarations.py) over the record's
+    instants, as the summary's; the recorded ``ttft_ms`` where the record has no instants."""
+    stamps = record_timestamps(r)
+    span = None if stamps is None else ttft_ns(stamps)
+    if span is not None:
+        return float(span)
+    ms = r.get(field_of("ttft"))
+    return None if ms is None else round(ms * 1e6)
+
+
+def build_result_summary(given: Summary | dict[str, Any],
+                         records: list[dict[str, Any]]) -> dict[str, Any]:
+    summary = Summary.of(given)
     steps = _steps(records, "performance")
     ok = [r for r in steps if r.get("status") == "ok"]
-    counts = ((summary.get("phases") or {}).get("performance") or {}).get("counts") or {}
+    counts = (summary.phases.get("performance") or {}).get("counts") or {}
 
     def delta(r: dict[str, Any], start: str, end: str, ms_key: str) -> float | None:
         if r.get(start) is not None and r.get(end) is not None:
@@ -150,7 +168,7 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
         return None if r.get(ms_key) is None else round(r[ms_key] * 1e6)
 
     latency = [delta(r, "t_sent_ns", "t_end_ns", field_of("request")) for r in steps]
-    ttft = [delta(r, "t_sent_ns", "t_first_token_ns", field_of("ttft")) for r in steps]
+    ttft = [_ttft_ns(r) for r in steps]
     osl = series(r["output_tokens"] for r in ok if r.get("output_tokens"))
     issued = counts.get("requests", len(steps))
     completed, failed = issued, counts.get("errors", 0)
@@ -159,19 +177,19 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
     if (window := tracked(records)) is not None:
         issued, completed, failed = window["issued"], window["completed"], window["failed"]
         duration = window["duration_ns"]
-    if duration is None and summary.get("duration_s"):
-        duration = round(summary["duration_s"] * 1e9)
+    if duration is None and summary.duration_s:
+        duration = round(summary.duration_s * 1e9)
     # a completed request without a finish_reason (an error event dropped from its stream)
     # is counted under none (metrics_aggregator/aggregator.py 415-420)
     reasons = [r["finish_reason"] for r in ok if isinstance(r.get("finish_reason"), str)]
     finish = {k: reasons.count(k) for k in FINISH_REASONS}
     finish["other"] = len(reasons) - sum(finish.values())
     return {
-        "version": str((summary.get("versions") or {}).get("agentic-bench", "unknown")),
+        "version": str(summary.versions.get("agentic-bench", "unknown")),
         "git_sha": None, "test_started_at": 0, "n_samples_issued": issued,
         "n_samples_completed": completed, "n_samples_failed": failed,
-        "duration_ns": duration, "state": "complete" if summary.get("complete") else "interrupted",
-        "complete": bool(summary.get("complete")),
+        "duration_ns": duration, "state": "complete" if summary.complete else "interrupted",
+        "complete": summary.complete,
         "ttft": series(v for v in ttft if v is not None),
         "tpot": series(r["tpot_ms"] * 1e6 for r in ok if r.get("tpot_ms") is not None),
         "latency": series(v for v in latency if v is not None),
@@ -181,11 +199,12 @@ def build_result_summary(summary: dict[str, Any], records: list[dict[str, Any]])
         "legacy_loadgen_window_duration_ns": None,
         "qps": completed / (duration / 1e9) if duration else None,
         "tps": osl.get("total", 0) / (duration / 1e9) if duration and osl else None,
-        "finish_reason_counts": finish, "run_config": run_config(summary, True)}
+        "finish_reason_counts": finish, "run_config": run_config(given, True)}
 
 
-def build_scores(summary: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-    inline = (summary.get("accuracy") or {}).get("inline") or {}
+def build_scores(summary: Summary | dict[str, Any],
+                 records: list[dict[str, Any]]) -> dict[str, Any]:
+    inline = (Summary.of(summary).accuracy or {}).get("inline") or {}
     per_turn = []
     for row in inline.get("per_turn", []):
         out = {"conversation_id": row["conversation_id"], "repeat": row.get("repeat", 1),
@@ -204,9 +223,10 @@ def build_scores(summary: dict[str, Any], records: list[dict[str, Any]]) -> dict
     return {**result, "excluded_turns": excluded} if excluded else result
 
 
-def build_accuracy_results(summary: dict[str, Any],
+def build_accuracy_results(given: Summary | dict[str, Any],
                            records: list[dict[str, Any]]) -> dict[str, Any]:
-    acc = summary.get("accuracy") or {}
+    summary = Summary.of(given)
+    acc = summary.accuracy or {}
     # BFCL first, the inline performance entry after it: commands/benchmark/execute.py 312-364
     # appends the accuracy datasets' configs, then 418-446 the performance one, and
     # accuracy.py 260-377 scores and appends them in that order
@@ -216,10 +236,10 @@ def build_accuracy_results(summary: dict[str, Any],
         window = _window_ns(records, "performance")
         entries.append({"dataset_name": "performance", "extractor": None,
                         "ground_truth_column": None, "score": acc["inline"].get("score"),
-                        "unit_samples": (summary.get("workload") or {}).get(
+                        "unit_samples": summary.workload.get(
                             "performance_requests", turns.get("issued", 0)),
                         "num_repeats": 1,
-                        "total_samples": ((summary.get("phases") or {}).get("performance")
+                        "total_samples": (summary.phases.get("performance")
                                           or {}).get("counts", {}).get("requests", 0),
                         "duration_s": round((window or 0) / 1e9, 3), "complete": True,
                         "dataset_type": "performance"})
@@ -269,9 +289,10 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(path=re.sub(r"/v1/?$", "", parts.path)))
 
 
-def build_config(summary: dict[str, Any]) -> dict[str, Any]:
-    acc, work = summary.get("accuracy") or {}, summary.get("workload") or {}
-    cfg, endpoint = summary.get("config") or {}, summary.get("endpoint") or {}
+def build_config(given: Summary | dict[str, Any]) -> dict[str, Any]:
+    summary = Summary.of(given)
+    acc, work, cfg, endpoint = summary.accuracy or {}, summary.workload, summary.config, \
+        summary.endpoint
     over, load = cfg.get("overrides") or {}, _load(summary)
     coding = bool(acc.get("inline"))
     datasets: list[dict[str, Any]] = []
@@ -292,12 +313,12 @@ def build_config(summary: dict[str, Any]) -> dict[str, Any]:
             "eval_method": "bfcl_v4", "ground_truth": "ground_truth",
             "extractor": "function_call_extractor", "num_repeats": 1}})
     pattern = run_config(summary, coding)["load_pattern"]
-    url = endpoint.get("url") or cfg.get("endpoint") or "http://localhost"
+    url = endpoint.url or cfg.get("endpoint") or "http://localhost"
     return {
-        "name": "agentic-bench-" + str(summary.get("benchmark", "agentic-edge")),
+        "name": "agentic-bench-" + (summary.benchmark or "agentic-edge"),
         "version": "1.0", "type": "online",
         "model_params": {
-            "name": endpoint.get("model") or cfg.get("model") or "unknown",
+            "name": endpoint.model or cfg.get("model") or "unknown",
             "temperature": over.get("temperature", 0), "seed": over.get("seed", 42),
             "max_new_tokens": over.get("max_completion_tokens", over.get("max_tokens", 1024)),
             "streaming": "on"},
@@ -312,7 +333,7 @@ def build_config(summary: dict[str, Any]) -> dict[str, Any]:
                         "dataloader_random_seed": load.get("seed", 42)},
             "load_pattern": {k: v for k, v in pattern.items()
                              if v is not None and k != "use_legacy_loadgen_qps_metrics"},
-            "client": {"num_workers": 1, "max_connections": _in_flight(summary) or -1,
+            "client": {"num_workers": 1, "max_connections": _in_flight(load) or -1,
                        "warmup_connections": 0}},
         "endpoint_config": {"endpoints": [redact_url(url if "://" in url else "http://" + url)],
                             "api_type": "openai", "api_key": None}}
@@ -341,10 +362,11 @@ def to_yaml(value: Any, pad: str = "") -> list[str]:
     return [pad + ("{}" if value == {} else "[]" if value == [] else _scalar(value))]
 
 
-def write_artifacts(out_dir: Path, summary: dict[str, Any],
+def write_artifacts(out_dir: Path, given: Summary | dict[str, Any],
                     records: list[dict[str, Any]]) -> list[Path]:
     """Write the artifacts that apply to this run; return their paths (none: no MLPerf phase)."""
-    acc = summary.get("accuracy") or {}
+    summary = Summary.of(given)
+    acc = summary.accuracy or {}
     if not acc.get("planned") and not acc.get("inline"):
         return []
     out_dir = Path(out_dir)

@@ -16,6 +16,7 @@ from typing import Any
 from agentic_bench.loadgen.conf_files import USER_CONF, copy_conf
 from agentic_bench.loadgen.logs import ACCURACY_FILE, loadgen_result, parse_accuracy_log
 from agentic_bench.loadgen.settings import build_test_settings, plan_settings, settings_snapshot
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.options.load import LoadSpec
 from agentic_bench.options.loadgen import LoadgenOptions
 from agentic_bench.tasks.rag_e2e import db_accuracy
@@ -90,7 +91,7 @@ def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "pe
     result = loadgen_result(logs)
     result.update({"log_dir": opts.log_dir, "options": opts.public(), "conf_model": plan.model,
                    "settings": settings_snapshot(ts), "conf": conf_info})
-    summary: dict[str, Any] = {
+    summary = Summary.of({
         "benchmark": BENCHMARK, "mlperf_benchmark": MODEL_KEY, "complete": True,
         **({"command_line": command_line} if command_line else {}),
         "loadgen": result, "db": {**sut.block(), "embedder": embedder.name,
@@ -100,13 +101,14 @@ def run_db_build(pages: list[Page], embedder: Any, out: Path, *, mode: str = "pe
                                 "departures": departures(embedder.name, len(pages))
                                 if departed is None else departed,
                                 "notes": list(DB_RUN_NOTES)}},
-    }
+    })
     if mode == "accuracy":
-        summary["accuracy"] = evaluate_run(logs, out / DB_FOLDER, embedder)
+        summary.accuracy = evaluate_run(logs, out / DB_FOLDER, embedder)
         (logs / "accuracy.txt").write_text(
-            db_accuracy.accuracy_text(summary["accuracy"], f"{DB_FOLDER}/"), encoding="utf-8")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary
+            db_accuracy.accuracy_text(summary.accuracy, f"{DB_FOLDER}/"), encoding="utf-8")
+    written = summary.to_dict()
+    (out / "summary.json").write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
+    return written
 
 
 def evaluate_run(logs: Path, db_dir: Path, embedder: Any) -> dict[str, Any]:

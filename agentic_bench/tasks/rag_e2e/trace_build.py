@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_bench.metrics.declarations import step_value
+from agentic_bench.records.llm import result_timestamps
 from agentic_bench.tasks.rag_e2e.graph_run import GraphRun, RoundLog
 from agentic_bench.tasks.rag_e2e.question_log import LlmCall, QuestionLog, StageMark
 from agentic_bench.trace.model import (
@@ -42,13 +44,15 @@ def _unique_hits(log: RoundLog) -> list[tuple[int, float]]:
 
 def _llm_step(call: LlmCall) -> LlmStep:
     r = call.result
-    ttft = (r.t_first_token_ns - r.t_sent_ns) / 1e6 if r.t_first_token_ns else None
+    # the declared TTFT (metrics/declarations.py), as the call's record and the summary have it
+    ttft = step_value("ttft", result_timestamps(r, r.t_sent_ns))
     usage = None
     if r.input_tokens is not None or r.output_tokens is not None:
         usage = Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
     return LlmStep(messages=call.messages, params=dict(call.params),
                    output=AssistantOutput(content=call.content), usage=usage,
-                   duration_ms=max(0.0, (r.t_end_ns - r.t_sent_ns) / 1e6), ttft_ms=ttft)
+                   duration_ms=max(0.0, (r.t_end_ns - r.t_sent_ns) / 1e6),
+                   ttft_ms=ttft if isinstance(ttft, float) else None)
 
 
 def _stage_step(mark: StageMark, rounds: dict[int, RoundLog], chunks: Sequence[Chunk],

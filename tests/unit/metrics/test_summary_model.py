@@ -71,3 +71,12 @@ def test_a_malformed_summary_is_refused(broken: dict[str, object]) -> None:
     made = summarize([], RunInfo(benchmark="t", complete=True, duration_s=1.0))
     with pytest.raises(ValidationError):
         Summary.of({**made, **broken})
+
+
+def test_given_tells_a_field_the_summary_lacks_from_its_default() -> None:
+    summary = Summary.of({"benchmark": "b", "harness": {"token_source": {}}})
+    assert summary.given("benchmark") == "b" and summary.result == "INVALID"
+    assert summary.given("result", "?") == "?"
+    assert summary.harness.given("truncated_record_lines") is None
+    summary.result = "VALID"
+    assert summary.given("result", "?") == "VALID"
