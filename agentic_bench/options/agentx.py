@@ -1,30 +1,58 @@
 """``replay --agentx``: the InferenceX AgentX scenario — its defaults, its locked rules and the
 departures a run makes from it.
 
-The scenario is AIPerf 0.13's ``inferencex-agentx-mvp`` (``common/scenario/
-inferencex_agentx_mvp.py``) as InferenceX runs it (SemiAnalysisAI/InferenceX
-``benchmarks/benchmark_lib.sh`` ``build_replay_cmd``, lines 1958-2137). Defaults ``--agentx``
-sets (an explicit option wins): lanes (``--scenario concurrency``), trajectory start
-0.25:0.75 and 10 warm-up requests per lane (InferenceX's flags), an idle-gap cap of 10 s and a
-measured phase of 1,800 s (the scenario's), seed 42 (both). Locked rules — breaking one makes
-the run INVALID, as AIPerf's ``--unsafe-override`` does: recorded timing (no ``--think-time``
-scaling: ``forbid_ignore_trace_delays``), replies held to their recorded length
-(``require_ignore_eos``; no ``--max-tokens``), the first-user cache bust
-(``require_cache_bust``), the 10 s idle cap, a measured phase of at least 900 s
-(``min_benchmark_duration_seconds``). Departures are named and leave the verdict alone. The
-declared ``--spec-decode-policy`` is recorded here and judged after the run against what the
-server reported (:mod:`agentic_bench.metrics.speculation_rows`).
+The scenario is AIPerf's ``agentx`` preset over its locked ``inferencex-agentx-mvp`` rules
+(``common/scenario/inferencex_agentx_mvp.py``; the preset ``AGENTX`` is the copy of the locked
+spec with InferenceX's defaults, documented for AIPerf v0.14.0 and shipped in agentx-harness
+1.0.12, the newest on PyPI — InferenceX pins 1.0.14), as InferenceX runs it
+(``benchmarks/benchmark_lib.sh`` ``build_replay_cmd`` at 843c6254, lines 1958-2137, the line
+numbers below; the same flags in the newer ``inferencex-e2e/benchmarks/benchmark_lib.sh``;
+``inferencex-e2e/docs/agentx-standalone.md``). docs/agentx.md "Rules against the current
+references" has the table, each row with its file and line.
+
+Defaults ``--agentx`` sets (an explicit option wins): lanes (``--scenario concurrency``),
+trajectory start 0.25:0.75, 10 warm-up requests per lane, seed 42 and a measured phase of
+3,600 s (the preset's, which InferenceX runs), an idle-gap cap of 10 s (the locked spec's).
+Locked rules — breaking one makes the run INVALID, as AIPerf's ``--unsafe-override`` does:
+recorded timing (no ``--think-time`` scaling: ``forbid_ignore_trace_delays``), replies held to
+their recorded length (``require_ignore_eos``; no ``--max-tokens``), the first-user cache bust
+(``require_cache_bust``), the 10 s idle cap (``system_idle_gap_cap_seconds``), a measured phase
+of at least 900 s (``min_benchmark_duration_seconds``). Departures are named and leave the
+verdict alone; the preset's per-tree idle cap of 300 s, which we do not rebuild, is one on
+every run. The declared ``--spec-decode-policy`` is recorded here and judged after the run
+against what the server reported (:mod:`agentic_bench.metrics.speculation_rows`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCENARIO = "inferencex-agentx-mvp"
-TRAJECTORY, WARMUP_PER_LANE = "0.25:0.75", 10  # InferenceX benchmark_lib.sh 2026-2033
-IDLE_CAP_S, DEFAULT_DURATION_S, MIN_DURATION_S = 10.0, 1800.0, 900.0  # the AIPerf scenario
+# Where each value is pinned (agentx-harness 1.0.12 wheel, aiperf/common/scenario/
+# inferencex_agentx_mvp.py: the locked spec at lines 7-40, the ``agentx`` preset at 43-70;
+# InferenceX benchmark_lib.sh at 843c6254; AIPerf 0.13.0 wheel, same path, for what changed).
+SCENARIO = "inferencex-agentx-mvp"  # the locked spec's name (line 8); the preset is "agentx"
+PRESET = "agentx"  # agentx-harness 1.0.12 line 45; AIPerf v0.14.0 `--scenario agentx`
+# trajectory start: preset lines 47-48; InferenceX benchmark_lib.sh 2026-2027
+# warm-up requests per lane: preset line 55; InferenceX benchmark_lib.sh 1975, 2033
+TRAJECTORY, WARMUP_PER_LANE = "0.25:0.75", 10
+MVP_TRAJECTORY = "0:1"  # the locked spec's own default (lines 34-35), without the preset
+IDLE_CAP_S = 10.0  # system_idle_gap_cap_seconds, the locked spec line 36 (0.13.0 line 36)
+MIN_DURATION_S = 900.0  # min_benchmark_duration_seconds, the locked spec line 32
+# the preset's profile (line 46; InferenceX agentx-standalone.md "one-hour profile",
+# DURATION=3600); AIPerf 0.13.0 had no preset: its spec's 1,800 s was ours until #46
+DEFAULT_DURATION_S = 3600.0
+MVP_DEFAULT_DURATION_S = 1800.0  # default_benchmark_duration_seconds, the locked spec line 33
 PUBLISHED_DURATION_S = 3600.0  # InferenceX's matrix default
-SEED = 42
+SEED = 42  # preset line 53; InferenceX benchmark_lib.sh 2017
+# per-tree (root + subagents) idle-gap cap: preset line 57; InferenceX benchmark_lib.sh 1797,
+# 2038. AIPerf 0.13.0 forbade it (forbid_trace_idle_gap_cap, line 37); 1.0.12 dropped that
+TRACE_IDLE_CAP_S = 300.0
+# the preset's other pinned values, named in docs/agentx.md, not rebuilt here:
+WARMUP_GRACE_S = 1800.0  # preset line 56; InferenceX benchmark_lib.sh 2044
+LIVE_FAILED_REQUEST_THRESHOLD = 0.10  # preset line 54 (ours: the post-run error_rate row)
+NUM_DATASET_ENTRIES = 393  # preset line 60; InferenceX benchmark_lib.sh 2102
+PROFILE_METRIC_COVERAGE = 0.95  # minimum_profile_metric_coverage_ratio, the locked spec line 39
+# InferenceX resolve_trace_source: 062126 for 1M-context families, its -256k variant otherwise
 CORPUS = "semianalysisai/cc-traces-weka-062126"
 
 
@@ -62,18 +90,19 @@ def scenario_rules(options: Any) -> dict[str, Any]:
                           f"{MIN_DURATION_S:g} s (min_benchmark_duration_seconds)")
     departures: list[str] = []
     if options.trajectory_start != TRAJECTORY:
-        departures.append(f"trajectory start {options.trajectory_start} (InferenceX: "
-                          f"{TRAJECTORY}; the AIPerf scenario's default 0:1)")
+        departures.append(f"trajectory start {options.trajectory_start} (InferenceX and the "
+                          f"{PRESET} preset: {TRAJECTORY}; the locked spec's own default "
+                          f"{MVP_TRAJECTORY})")
     if options.warmup_requests_per_lane != WARMUP_PER_LANE:
         departures.append(f"{options.warmup_requests_per_lane} warm-up requests per lane "
-                          f"(InferenceX: {WARMUP_PER_LANE})")
+                          f"(InferenceX and the {PRESET} preset: {WARMUP_PER_LANE})")
     if options.duration is not None and options.duration != PUBLISHED_DURATION_S:
         departures.append(f"a measured phase of {options.duration:g} s (InferenceX publishes "
-                          f"{PUBLISHED_DURATION_S:g} s; the scenario's default is "
-                          f"{DEFAULT_DURATION_S:g} s)")
+                          f"{PUBLISHED_DURATION_S:g} s, the {PRESET} preset's default; the "
+                          f"locked spec's own default is {MVP_DEFAULT_DURATION_S:g} s)")
     if "cc-traces-weka" not in str(options.trace):
         departures.append(f"corpus {options.trace} (InferenceX: {CORPUS} or its -256k variant; "
-                          "AIPerf's scenario marks any other corpus invalid)")
+                          "AIPerf's locked spec also admits a local Weka trace, weka_trace)")
     if options.tokenizer != "server":
         departures.append(f"prompts written with the tokenizer {options.tokenizer} (InferenceX: "
                           "the served model's)")
@@ -83,12 +112,19 @@ def scenario_rules(options: Any) -> dict[str, Any]:
         departures.append("--history live: the model's replies are fed back (InferenceX "
                           "replays the recorded ones)")
     if options.seed != SEED:
-        departures.append(f"seed {options.seed} (InferenceX: {SEED})")
+        departures.append(f"seed {options.seed} (InferenceX and the {PRESET} preset: {SEED})")
+    # not rebuilt: a tree's own pending waits are never shortened while other lanes are busy
+    departures.append(f"no per-tree idle-gap cap (InferenceX and the {PRESET} preset: "
+                      f"{TRACE_IDLE_CAP_S:g} s, trace_idle_gap_cap_seconds); only the "
+                      f"whole-run {IDLE_CAP_S:g} s cap applies")
     return {"scenario": SCENARIO, "violations": violations, "departures": departures,
             "duration_s": options.duration, "min_duration_s": MIN_DURATION_S,
             # checked against the server's reports after the run (metrics/speculation_rows.py)
             "spec_decode_policy": getattr(options, "spec_decode_policy", None)}
 
 
-__all__ = ["CORPUS", "DEFAULT_DURATION_S", "IDLE_CAP_S", "MIN_DURATION_S", "SCENARIO",
-           "TRAJECTORY", "WARMUP_PER_LANE", "preset_defaults", "scenario_rules"]
+__all__ = ["CORPUS", "DEFAULT_DURATION_S", "IDLE_CAP_S", "LIVE_FAILED_REQUEST_THRESHOLD",
+           "MIN_DURATION_S", "MVP_DEFAULT_DURATION_S", "MVP_TRAJECTORY", "NUM_DATASET_ENTRIES",
+           "PRESET", "PROFILE_METRIC_COVERAGE", "PUBLISHED_DURATION_S", "SCENARIO", "SEED",
+           "TRACE_IDLE_CAP_S", "TRAJECTORY", "WARMUP_GRACE_S", "WARMUP_PER_LANE",
+           "preset_defaults", "scenario_rules"]

@@ -33,10 +33,11 @@ class ReplayCommandOptions(CommonOptions):
                          "foreign formats are imported on the fly (docs/importers.md)")
 
     agentx: bool = option(False, group=TREES, identity=True,
-                          help="InferenceX AgentX as AIPerf 0.13's inferencex-agentx-mvp "
-                          "scenario runs it: lanes (--concurrency), trajectory start 0.25:0.75, "
-                          "10 warm-up requests per lane, idle-gap cap 10 s, a measured phase of "
-                          "--duration (1800 s; at least 900), first-user cache bust, replies "
+                          help="InferenceX AgentX as AIPerf's agentx preset runs it (the "
+                          "inferencex-agentx-mvp rules): lanes (--concurrency), trajectory "
+                          "start 0.25:0.75, 10 warm-up requests per lane, idle-gap cap 10 s, a "
+                          "measured phase of --duration (3600 s; at least 900), first-user "
+                          "cache bust, replies "
                           "held to their recorded length; every departure is named and the "
                           "verdict follows the scenario's validity rules")
     tokenizer: str = option("server", metavar="DIR|server", group=TREES, identity=True,
