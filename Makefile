@@ -13,7 +13,8 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip wheel setuptools
 
 $(STAMP): $(BIN)/python pyproject.toml requirements-data.txt scripts/install_llama.sh \
-		scripts/install_llama_server.sh plugins/tau2_airline/pyproject.toml
+		scripts/install_llama_server.sh scripts/build_llama_cpp.sh \
+		plugins/tau2_airline/pyproject.toml
 	$(BIN)/pip install --quiet "torch==2.13.0"
 	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
 	$(BIN)/pip install --quiet --no-deps -r requirements-data.txt

@@ -1,12 +1,13 @@
 """``--endpoint llama-server``: llama.cpp's own ``llama-server`` as a supervised child process.
 
-The binary is built by the install step from the llama-cpp-python 0.3.36 sdist — the llama.cpp
-tree of the embedded endpoint's wheel (``scripts/install_llama_server.sh``) — and kept beside the
-wheel in ``.wheels/``. It serves the packaged SmolLM2 with the model's whole context per slot
-(``--ctx-size`` = 8,192 × ``--parallel``), one slot per stream of the run, ``--metrics``
-(Prometheus at ``/metrics``, scraped by default: docs/server-metrics.md), ``--jinja`` and its
-own ``/tokenize``. Start, stop, supervision, restarts and the log in the run folder are
-:class:`LlamaServer`'s.
+The binary comes from the install step's one llama.cpp build (``scripts/build_llama_cpp.sh``:
+the llama-cpp-python 0.3.36 sdist's llama.cpp tree, compiled once for the embedded endpoint's
+wheel and this server) and is kept beside the shared libraries it loads and that wheel, in
+``.wheels/llama.cpp-0.3.36-shared/``. It serves the packaged SmolLM2 with the model's whole
+context per slot (``--ctx-size`` = 8,192 × ``--parallel``), one slot per stream of the run,
+``--metrics`` (Prometheus at ``/metrics``, scraped by default: docs/server-metrics.md),
+``--jinja`` and its own ``/tokenize``. Start, stop, supervision, restarts and the log in the run
+folder are :class:`LlamaServer`'s.
 
 SmolLM2's own chat template renders no tools (``llama-server`` would drop ``tools`` and fail on
 an assistant message whose ``content`` is null), so the server is given ours,
@@ -32,13 +33,15 @@ from agentic_bench.endpoint.llama_server import LLAMA_CPP_VERSION, LlamaServer, 
 from agentic_bench.errors import EndpointStartError
 
 TOOLS_TEMPLATE = Path(__file__).resolve().parent / "templates" / "smollm2-tools.jinja"
-BINARY_NAME = f"llama-server-{LLAMA_CPP_VERSION}"
+# the bundle of scripts/build_llama_cpp.sh: llama-server beside its libllama/libggml*.so (RPATH
+# $ORIGIN) and the llama-cpp-python wheel built around the same libraries
+BINARY_NAME = f"llama.cpp-{LLAMA_CPP_VERSION}-shared/llama-server"
 BINARY_ENV = "AGENTIC_BENCH_LLAMA_SERVER"
 MODEL_CTX = 8192  # SmolLM2-135M-Instruct's trained context
 MAX_SLOTS = 16
 HINT = ("build it with `make install` or `scripts/install_llama_server.sh .venv/bin/pip` "
-        f"(llama.cpp's tree from the llama-cpp-python {LLAMA_CPP_VERSION} sdist, ~6 min on 2 "
-        f"cores), or point ${BINARY_ENV} at a llama-server binary")
+        f"(llama.cpp's tree from the llama-cpp-python {LLAMA_CPP_VERSION} sdist, compiled once "
+        f"for both servers, ~7 min on 2 cores), or point ${BINARY_ENV} at a llama-server binary")
 
 
 def binary_candidates() -> list[Path]:

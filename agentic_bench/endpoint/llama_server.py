@@ -46,7 +46,8 @@ DEFAULT_N_CTX = 4096
 SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 INSTALL_HINT = (
     "install it with `make install`, or `scripts/install_llama.sh .venv/bin/pip` (installs the "
-    f"cached llama_cpp_python-{LLAMA_CPP_VERSION} wheel from .wheels/ or builds it) — the server "
+    f"llama_cpp_python-{LLAMA_CPP_VERSION} wheel cached in .wheels/llama.cpp-{LLAMA_CPP_VERSION}"
+    "-shared/, or builds it with llama-server from one llama.cpp compile) — the server "
     "also needs uvicorn, fastapi, sse-starlette, starlette-context<0.4, pydantic-settings"
 )
 # OpenMP workers that spin between decode steps starve the server's Python threads (and the
