@@ -36,6 +36,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, cast
 
+from agentic_bench.endpoint.routing_prompt import FORMAT_HELP
+
 FORMAT_NAME = "chatml-function-calling-stream"
 MAX_TOOL_CALLS = 8
 IM_END = "<|im_end|>"
@@ -51,18 +53,8 @@ TEMPLATE = (
     "\nfunctions.{{ tool.function.name }}:\n"
     "{{ tool.function.parameters | tojson }}"
     "\n{% endfor %}"
-    "\n\nYou can respond to users messages with either a single message or one or more function"
-    " calls."
-    "\n\nTo respond with a message begin the message with 'message:', use the following format:"
-    "\n\nmessage:"
-    "\n<message>"
-    "\n\nTo respond with one or more function calls begin the message with"
-    " 'functions.<function_name>:', use the following format:"
-    "\n\nfunctions.<function_name>:"
-    '\n{ "arg1": "value1", "arg2": "value2" }'
-    "\nfunctions.<function_name>:"
-    '\n{ "arg1": "value1", "arg2": "value2" }'
-    "{% endif %}"
+    + FORMAT_HELP  # no Jinja syntax in it: rendered as written
+    + "{% endif %}"
     "<|im_end|>\n"
     "{% endif %}"
     "{% if message.role == 'user' or message.role == 'tool' %}"

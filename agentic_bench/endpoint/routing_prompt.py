@@ -16,7 +16,8 @@ from typing import Any
 
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
-_FORMAT_HELP = (
+# the shim's instructions after the function list (chatml_tools.TEMPLATE renders the same text)
+FORMAT_HELP = (
     "\n\nYou can respond to users messages with either a single message or one or more function"
     " calls."
     "\n\nTo respond with a message begin the message with 'message:', use the following format:"
@@ -55,7 +56,7 @@ def _system(content: str, tools: list[dict[str, Any]]) -> str:
         return content
     listed = "".join(f"\nfunctions.{t['function']['name']}:\n"
                      f"{html_safe_json(t['function'].get('parameters'))}\n" for t in tools)
-    return f"{content}\n\nYou have access to the following functions:\n{listed}{_FORMAT_HELP}"
+    return f"{content}\n\nYou have access to the following functions:\n{listed}{FORMAT_HELP}"
 
 
 def _assistant(message: dict[str, Any], content: str, with_tools: bool) -> str:

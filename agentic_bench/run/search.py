@@ -126,32 +126,33 @@ def bisect_capacity(spec: SearchSpec,
                 break
             probe(nxt)
             x = nxt
+
+    def narrow(inside: float, outside: float, edge: Decision) -> None:
+        """Bisect between a load decided ``edge`` (``inside``) and one that was not
+        (``outside``), down to the step: each midpoint probed moves one end."""
+        while abs(outside - inside) > spec.step:
+            mid = snap((inside + outside) / 2)
+            if mid <= min(inside, outside) or mid >= max(inside, outside):
+                break
+            if probe(mid) is edge:
+                inside = mid
+            else:
+                outside = mid
+
     # the pass edge: the largest PASS below any FAIL, and the smallest load above it not passing
     good = _lower(seen)
     if good is not None:
         above = min((v for v, d in seen.items() if v > good and d is not Decision.PASS),
                     default=None)
-        while above is not None and above - good > spec.step:
-            mid = snap((good + above) / 2)
-            if mid <= good or mid >= above:
-                break
-            if probe(mid) is Decision.PASS:
-                good = mid
-            else:
-                above = mid
+        if above is not None:
+            narrow(good, above, Decision.PASS)
     # the fail edge: the smallest FAIL, and the largest load below it not failing
     bad = _upper(seen)
     if bad is not None:
         below = max((v for v, d in seen.items() if v < bad and d is not Decision.FAIL),
                     default=None)
-        while below is not None and bad - below > spec.step:
-            mid = snap((below + bad) / 2)
-            if mid <= below or mid >= bad:
-                break
-            if probe(mid) is Decision.FAIL:
-                bad = mid
-            else:
-                below = mid
+        if below is not None:
+            narrow(bad, below, Decision.FAIL)
     return answer_of(spec, seen)
 
 
