@@ -31,9 +31,10 @@ def streamed(config: SimConfig, writes: list[bytes]) -> ChatResult:
 
 @pytest.mark.parametrize(("ttft_ms", "itl_ms", "writes_expected"), [
     (0.0, 0.0, 1),  # the head and every token due at once: one write
-    (0.0, 15.0, 4),  # head with token 0, then tokens 1, 2 and 3 (with the end) apart
+    # ITL 60 ms: tokens stay apart even when a loaded machine delays the loop by tens of ms
+    (0.0, 60.0, 4),  # head with token 0, then tokens 1, 2 and 3 (with the end) apart
     (5.0, 0.0, 2),  # the head as the request arrives, every token 5 ms later
-    (5.0, 15.0, 5),
+    (5.0, 60.0, 5),
 ])
 def test_what_is_due_together_goes_out_in_one_write(
         monkeypatch: pytest.MonkeyPatch, ttft_ms: float, itl_ms: float,
