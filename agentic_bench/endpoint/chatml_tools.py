@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, cast
 
-from agentic_bench.endpoint.routing_prompt import FORMAT_HELP
+from agentic_bench.endpoint.routing_prompt import FORMAT_HELP, content_text
 
 FORMAT_NAME = "chatml-function-calling-stream"
 MAX_TOOL_CALLS = 8
@@ -88,15 +88,6 @@ _SAMPLING_KEYS = (
 )  # fmt: skip
 
 
-def _text(content: Any) -> str:
-    """OpenAI content may be a list of parts; the template wants a string."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content)
-
-
 @functools.lru_cache(maxsize=1)
 def _template() -> Any:
     import jinja2
@@ -108,7 +99,8 @@ def _template() -> Any:
 
 def render_prompt(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
     """The ChatML prompt; with tools, a system message listing them is ensured."""
-    msgs = [{**m, "content": _text(m.get("content")), "tool_calls": m.get("tool_calls") or []}
+    msgs = [{**m, "content": content_text(m.get("content")),
+             "tool_calls": m.get("tool_calls") or []}
             for m in messages]  # the template reads tool_calls on every message
     if tools and not any(m.get("role") == "system" for m in msgs):
         msgs.insert(0, {"role": "system", "content": ""})
