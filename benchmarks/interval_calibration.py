@@ -33,6 +33,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from sim_process import start_sim, write_single_request_trace  # noqa: E402
 
 from agentic_bench.metrics.ab_verdict import MetricRef, Run, verdict  # noqa: E402
 from agentic_bench.metrics.intervals import budget_fraction, collect, intervals  # noqa: E402
@@ -42,19 +45,9 @@ from agentic_bench.records.stream import iter_records  # noqa: E402
 PAIR_METRICS = ("ttft_p50_ms", "ttft_p99_ms", "request_p99_ms")
 
 
-def start_sim(port: int, ttft_ms: float, seed: int) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), "--ttft-ms",
-         str(ttft_ms), "--ttft-jitter", "20", "--itl-ms", "1", "--output-tokens", "8",
-         "--seed", str(seed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-    time.sleep(1.5)
-    return proc
-
-
-def write_trace(path: Path, n: int) -> None:
-    lines = [json.dumps({"schema_version": "1", "session_id": f"s{i}", "turns": [
-        {"user": f"question {i}", "steps": [{"kind": "llm"}]}]}) for i in range(n)]
-    path.write_text("\n".join(lines) + "\n")
+def start_sim_at(port: int, ttft_ms: float, seed: int) -> subprocess.Popen[str]:
+    return start_sim(port, "--ttft-ms", str(ttft_ms), "--ttft-jitter", "20", "--itl-ms", "1",
+                     "--output-tokens", "8", "--seed", str(seed))
 
 
 def replay(trace: Path, port: int, out: Path) -> None:
@@ -76,8 +69,8 @@ def power(sessions: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         trace = work / "trace.jsonl"
-        write_trace(trace, sessions)
-        same, slow = start_sim(8953, 100.0, 3), start_sim(8954, 103.0, 4)
+        write_single_request_trace(trace, sessions)
+        same, slow = start_sim_at(8953, 100.0, 3), start_sim_at(8954, 103.0, 4)
         try:
             bases = []
             for k in range(3):
@@ -116,9 +109,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         trace = work / "trace.jsonl"
-        write_trace(trace, args.sessions)
-        same = start_sim(8951, 100.0, 1)
-        slow = start_sim(8952, 103.0, 2)
+        write_single_request_trace(trace, args.sessions)
+        same = start_sim_at(8951, 100.0, 1)
+        slow = start_sim_at(8952, 103.0, 2)
         try:
             runs, pooled, ivals = [], [], []
             for k in range(args.runs):

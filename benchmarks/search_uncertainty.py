@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from sim_process import free_port, start_sim, write_single_request_trace  # noqa: E402
 
 from agentic_bench.metrics.intervals import fraction_interval  # noqa: E402
 from agentic_bench.options.load import SearchSpec  # noqa: E402
@@ -64,26 +66,10 @@ def true_capacity() -> int | None:
     return max(passing) if passing else None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_sim(port: int, seed: int) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentic_bench", "sim", "--port", str(port), "--ttft-ms",
-         f"{BASE_MS:g}", "--ttft-per-inflight-ms", f"{PER_OTHER_MS:g}", "--ttft-jitter",
-         f"{JITTER_MS:g}", "--itl-ms", "1", "--output-tokens", "1", "--seed", str(seed)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-    time.sleep(1.5)
-    return proc
-
-
-def write_trace(path: Path, n: int) -> None:
-    lines = [json.dumps({"schema_version": "1", "session_id": f"s{i}", "turns": [
-        {"user": f"question {i}", "steps": [{"kind": "llm"}]}]}) for i in range(n)]
-    path.write_text("\n".join(lines) + "\n")
+def start_sim_at(port: int, seed: int) -> subprocess.Popen[str]:
+    return start_sim(port, "--ttft-ms", f"{BASE_MS:g}", "--ttft-per-inflight-ms",
+                     f"{PER_OTHER_MS:g}", "--ttft-jitter", f"{JITTER_MS:g}", "--itl-ms", "1",
+                     "--output-tokens", "1", "--seed", str(seed))
 
 
 def search(trace: Path, port: int, out: Path, seed: int) -> dict[str, Any]:
@@ -121,7 +107,7 @@ def point_answer(result: dict[str, Any]) -> tuple[float | None, str | None]:
 
 def trial(trace: Path, work: Path, seed: int, truth: int | None) -> dict[str, Any]:
     port = free_port()
-    sim = start_sim(port, seed)
+    sim = start_sim_at(port, seed)
     t0 = time.perf_counter()
     try:
         result = search(trace, port, work / f"seed-{seed}", seed)
@@ -216,7 +202,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         trace = work / "trace.jsonl"
-        write_trace(trace, SESSIONS)
+        write_single_request_trace(trace, SESSIONS)
         for seed in range(args.first_seed, args.first_seed + args.trials):
             rows.append(trial(trace, work, seed, truth))
     pooled = pooled_check(rows)
