@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agentic_bench.load.lanes import LaneRunner
@@ -25,6 +25,29 @@ if TYPE_CHECKING:
 
 GATE_POLL_S = 0.002  # how often a worker at the gate looks whether it has opened
 GATE_LEAD_S = 0.25  # how far ahead of now the parent opens the gate (local processes)
+
+
+class WorkerGate(Protocol):
+    """A gate as a worker sees it: arrive, then read the instant it opens at (0.0: shut)."""
+
+    def arrive(self) -> None: ...
+
+    def opens_at(self) -> float: ...
+
+
+class StopFlag(Protocol):
+    """An interrupt a worker polls (a ``multiprocessing`` or ``asyncio`` event)."""
+
+    def is_set(self) -> bool: ...
+
+
+class GateState(Protocol):
+    """A gate as the parent sees it: how many workers arrived, and its opening instant."""
+
+    opens: float
+
+    @property
+    def arrived(self) -> int: ...
 
 
 class LocalGate:
@@ -70,7 +93,7 @@ class ProcessGate:
         self.opening.value = wall
 
 
-def open_when_all(gate: Any, workers: int, lead_s: float = GATE_LEAD_S,
+def open_when_all(gate: GateState, workers: int, lead_s: float = GATE_LEAD_S,
                   force: bool = False) -> bool:
     """Open ``gate`` ``lead_s`` from now once ``workers`` have arrived (or at once with
     ``force``: a worker failed, the others must not wait for it); True when it is open."""
@@ -82,7 +105,8 @@ def open_when_all(gate: Any, workers: int, lead_s: float = GATE_LEAD_S,
     return False
 
 
-def lane_gate(gate: Any, stop: Any) -> Callable[[], Awaitable[None]] | None:
+def lane_gate(gate: WorkerGate | None,
+              stop: StopFlag | None) -> Callable[[], Awaitable[None]] | None:
     """What a worker's lane runner awaits between its warm-up and its measured phase: arrive,
     wait for the parent to open the gate (or for ``stop``), then for its instant."""
     if gate is None:
@@ -145,5 +169,5 @@ def merged_lanes_record(spec: LaneSpec, records: list[dict[str, Any]],
     }
 
 
-__all__ = ["LocalGate", "ProcessGate", "lane_gate", "merged_lanes_record", "open_when_all",
-           "shard_lanes_record", "start_spread_ms"]
+__all__ = ["GateState", "LocalGate", "ProcessGate", "StopFlag", "WorkerGate", "lane_gate",
+           "merged_lanes_record", "open_when_all", "shard_lanes_record", "start_spread_ms"]
