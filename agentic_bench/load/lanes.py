@@ -16,13 +16,26 @@ to their end. Waits go through :class:`~agentic_bench.load.clock.LaneClock` (the
 cap). A tree that cannot be read, or whose replay raises, is an ``internal`` error session
 record (counted, and the run cannot read VALID) and its lane draws the next tree: a failure
 never stops a lane or shrinks the plan silently.
+
+Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
+:mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
+``l mod N == k`` and the trees ``t`` with ``t mod N == k``, drawn in the one-process order (a
+tree never splits across workers); a run that draws every tree once draws, over the workers,
+exactly the trees one process draws, and with wrap each worker cycles its own share. Lane
+numbers, seeds and cache-bust markers (the run's ``run_id``, shared) are the one-process ones.
+``t_start_ns`` is a start barrier (wall clock turned into this machine's clock) the runner
+waits at before its first tree, and ``gate`` is awaited between the warm-up and the measured
+phase (the workers' warm-ups all done); :attr:`LaneStats.measured_wall_ns` is when the
+measured phase began, by the wall clock, so the spread over workers can be reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
@@ -34,7 +47,7 @@ from agentic_bench.contracts import (
     SessionSource,
     SessionTicket,
 )
-from agentic_bench.load.clock import LaneClock, sleep_or_stop
+from agentic_bench.load.clock import LaneClock, sleep_or_stop, sleep_until
 from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
@@ -54,6 +67,7 @@ class LaneStats(RunStats):
     starved: int = 0  # lanes that asked for a tree and found none before the end
     unfilled: int = 0  # lanes that never held a tree
     passes: Counter[int] = field(default_factory=Counter)
+    measured_wall_ns: int = 0  # the measured phase's start, time.time_ns()
 
 
 class LaneRunner:
@@ -62,8 +76,14 @@ class LaneRunner:
 
     def __init__(self, spec: LaneSpec, source: SessionSource, execute: Execute,
                  sink: RecordSink | None = None, skip: set[int] | None = None,
-                 t0_ns: int = 0) -> None:
+                 t0_ns: int = 0, *, share: tuple[int, int] = (0, 1),
+                 run_id: str | None = None, t_start_ns: int | None = None,
+                 gate: Callable[[], Awaitable[None]] | None = None) -> None:
         self.spec = spec
+        self.share, self.shares = share
+        self.owned = [lane for lane in range(spec.lanes) if lane % self.shares == self.share]
+        self.t_start_ns = t_start_ns  # a start barrier shared with other workers
+        self.gate = gate
         self.t0_ns = t0_ns  # the run's zero (records' times are offsets from it)
         self.source = source
         self.execute = execute
@@ -72,17 +92,19 @@ class LaneRunner:
         self.stats = LaneStats(busy_ns=[0] * spec.lanes)
         self.stop_event = asyncio.Event()  # Ctrl-C
         self.measured_over = asyncio.Event()  # --duration reached (or Ctrl-C)
-        self.run_id = secrets.token_hex(6)
+        self.run_id = run_id or secrets.token_hex(6)
         self.clock = LaneClock(spec.idle_gap_cap_s)
         self.grace_s = spec.grace_s  # 0 after cancel(); the spec is never changed
         self._next = 0
         self._drawn = 0
+        self._ordinal = 0  # trees drawn over every share, in the one-process order
+        self._misses = 0  # indices passed over since this share's last tree
         self._running: set[asyncio.Future[Any]] = set()  # the warm-up, then the lanes
 
     @property
     def streams(self) -> int:
-        """The in-flight cap: one tree per lane (its subagents take no lane)."""
-        return self.spec.lanes
+        """The in-flight cap: one tree per lane it owns (its subagents take no lane)."""
+        return len(self.owned)
 
     def planned_sessions(self) -> int | None:
         spec = self.spec
@@ -93,16 +115,26 @@ class LaneRunner:
         return self.source.size - len(self.skip)
 
     def _draw(self) -> int | None:
-        spec = self.spec
-        if spec.sessions is not None and self._drawn >= spec.sessions:
-            return None
+        """The next tree index of this share: the one-process order (``--sessions`` counts
+        over every share), keeping the trees ``t`` with ``t mod N == k``."""
+        spec, size = self.spec, self.source.size
+        last_skipped = max(self.skip, default=-1)
         while True:
-            if self._next >= self.source.size and not spec.allow_wrap:
+            if spec.sessions is not None and self._ordinal >= spec.sessions:
                 return None
+            if self._next >= size and not spec.allow_wrap:
+                return None
+            if self._misses > size and self._next > last_skipped:
+                return None  # a wrapped pass held no tree of this share
             index = self._next
             self._next += 1
             if index in self.skip:
                 continue
+            self._ordinal += 1
+            if index % size % self.shares != self.share:
+                self._misses += 1
+                continue
+            self._misses = 0
             self._drawn += 1
             return index
 
@@ -178,9 +210,9 @@ class LaneRunner:
                 return
             current = (*nxt, 0.0)
 
-    async def _warmup(self, firsts: list[tuple[int, Session, float] | None]) -> None:
+    async def _warmup(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
         tickets = []
-        for lane, first in enumerate(firsts):
+        for lane, first in firsts.items():
             if first is None or first[2] <= 0:
                 continue
             index, session, start_s = first
@@ -199,18 +231,21 @@ class LaneRunner:
     async def run(self) -> LaneStats:
         spec = self.spec
         lo, hi = spec.trajectory
+        if self.t_start_ns is not None:
+            await sleep_until(self.t_start_ns)
+            self.stats.start_skew_ns = perf_counter_ns() - self.t_start_ns
         self.stats.t_start_ns = perf_counter_ns()
-        firsts: list[tuple[int, Session, float] | None] = []
-        for lane in range(self.streams):
+        firsts: dict[int, tuple[int, Session, float] | None] = {}
+        for lane in self.owned:
             drawn = await self._next_tree(lane)
             if drawn is None:
-                firsts.append(None)
+                firsts[lane] = None
                 self.stats.unfilled += 1
                 continue
             index, session = drawn
             start = (draw_start_s(session, lo, hi, spec.seed, lane)
                      if (lo, hi) != (0.0, 0.0) and timed(session) else 0.0)
-            firsts.append((index, session, start))
+            firsts[lane] = (index, session, start)
         try:
             warm = asyncio.ensure_future(self._warmup(firsts))
             self._running = {warm}
@@ -224,17 +259,20 @@ class LaneRunner:
                 return self.stats
             stopper.cancel()
             warm.result()
+            if self.gate is not None:  # every worker's warm-up done
+                await self.gate()
             self.stats.t_start_ns = perf_counter_ns()
+            self.stats.measured_wall_ns = time.time_ns()
             self.clock = LaneClock(spec.idle_gap_cap_s)
             await self._measured(firsts)
         finally:
             self.stats.t_end_ns = perf_counter_ns()
         return self.stats
 
-    async def _measured(self, firsts: list[tuple[int, Session, float] | None]) -> None:
+    async def _measured(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
         spec = self.spec
         lanes = [asyncio.ensure_future(self._lane(lane, first))
-                 for lane, first in enumerate(firsts) if first is not None]
+                 for lane, first in firsts.items() if first is not None]
         self._running = set(lanes)
         all_lanes = asyncio.ensure_future(asyncio.wait(lanes)) if lanes else None
 
@@ -281,7 +319,8 @@ class LaneRunner:
                 "trees_started": stats.issued, "trees_completed": stats.completed,
                 "unfilled": stats.unfilled, "starved": stats.starved,
                 "wrapped": sum(max(0, n - 1) for n in stats.passes.values()),
-                "occupancy": sum(min(b, span) for b in stats.busy_ns) / (span * spec.lanes),
+                "occupancy": sum(min(b, span) for b in stats.busy_ns)
+                / (span * max(len(self.owned), 1)),
                 "warmup_s": stats.warmup_s, "warmup_requests": stats.warmup_requests,
                 "measured_s": span / 1e9, "trajectory": list(spec.trajectory),
                 "duration_s": spec.duration_s, "stop_reason": stats.stop_reason,

@@ -2,7 +2,8 @@
 
 The parent starts N processes (spawn), forwards an interrupt through a shared event, and
 tails each shard's records file so progress and the final merge see every line; each record
-is tagged with its ``process``.
+is tagged with its ``process``. Lanes of agent trees (``gated``) share a gate the parent opens
+once every worker's warm-up is done (:mod:`agentic_bench.load.lane_shards`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.load.lane_shards import ProcessGate, open_when_all
 from agentic_bench.load.shard_worker import ShardSpec, shard_process_main
 
 TAIL_CHUNK_BYTES = 8 << 20  # one read of a shard's file: a bounded batch, however far behind
@@ -61,11 +63,13 @@ class RecordTail:
 
 
 async def run_processes(specs: list[ShardSpec], on_records: Callable[[list[dict[str, Any]]], None],
-                        stop: asyncio.Event) -> list[dict[str, Any]]:
+                        stop: asyncio.Event, gated: bool = False) -> list[dict[str, Any]]:
     ctx = mp.get_context("spawn")
     mp_stop = ctx.Event()
     results = ctx.Queue()
-    procs = [ctx.Process(target=shard_process_main, args=(spec, mp_stop, results), daemon=True)
+    gate = ProcessGate(ctx) if gated else None
+    procs = [ctx.Process(target=shard_process_main, args=(spec, mp_stop, results, gate),
+                         daemon=True)
              for spec in specs]
     tails = [RecordTail(Path(spec.records_path), spec.shard) for spec in specs]
     for proc in procs:
@@ -80,6 +84,9 @@ async def run_processes(specs: list[ShardSpec], on_records: Callable[[list[dict[
                     on_records(batch)
             while not results.empty():
                 reports.append(results.get())
+            if gate is not None:  # a worker that failed or ended opens it for the others
+                open_when_all(gate, len(procs), force=bool(reports)
+                              or not all(p.is_alive() for p in procs))
             if not any(p.is_alive() for p in procs) and results.empty():
                 break
             await asyncio.sleep(0.2)

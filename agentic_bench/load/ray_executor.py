@@ -5,7 +5,9 @@ here.
 Each actor runs one shard with its own event loop (an async actor), writes its records to a
 file on its node and streams them back to the driver in batches, so the driver's
 records.jsonl is the merged record of every shard. Latencies are measured on the actor's own
-machine; the start barrier is wall-clock time, and each shard reports its start skew.
+machine; the start barrier is wall-clock time, and each shard reports its start skew. Lanes of
+agent trees (``gated``) wait at each actor's gate after their warm-up; the driver opens every
+actor's at one wall-clock instant once all have arrived (:mod:`agentic_bench.load.lane_shards`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agentic_bench.errors import ConfigError
+from agentic_bench.load.lane_shards import open_when_all
 from agentic_bench.load.shard_worker import ShardSpec
+
+RAY_GATE_LEAD_S = 0.5  # the gate opens this far ahead: a call to every actor must land first
 
 
 def _shown(address: str) -> str:
@@ -62,20 +67,30 @@ class ShardActor:
     behind, so neither side holds the shard's records at once)."""
 
     def __init__(self, limit: int | None = None) -> None:
+        from agentic_bench.load.lane_shards import LocalGate
         from agentic_bench.load.process_pool import TAIL_CHUNK_BYTES
 
         self.stop = asyncio.Event()
         self.tail: Any = None
         self.limit = limit or TAIL_CHUNK_BYTES
+        self.gate = LocalGate()
 
-    async def run(self, spec: ShardSpec) -> dict[str, Any]:
+    async def run(self, spec: ShardSpec, gated: bool = False) -> dict[str, Any]:
         from pathlib import Path
 
         from agentic_bench.load.process_pool import RecordTail
         from agentic_bench.load.shard_worker import run_shard
 
         self.tail = RecordTail(Path(spec.records_path), spec.shard)
-        return await run_shard(spec, self.stop)
+        return await run_shard(spec, self.stop, self.gate if gated else None)
+
+    async def arrived(self) -> int:
+        """Whether this actor's lanes have reached the gate (1) or not (0)."""
+        return self.gate.arrived
+
+    async def open_gate(self, wall: float) -> None:
+        """The measured phase begins at ``wall`` (wall clock)."""
+        self.gate.opens = wall
 
     async def fetch(self) -> tuple[list[dict[str, Any]], bool]:
         """The next batch of records, and whether the file held more than one batch's bytes
@@ -109,7 +124,7 @@ async def _fetch_all(actors: list[Any], on_records: Callable[[list[dict[str, Any
 
 async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, Any]]], None],
                   stop: asyncio.Event, address: str,
-                  per_node: int | None = None) -> list[dict[str, Any]]:
+                  per_node: int | None = None, gated: bool = False) -> list[dict[str, Any]]:
     try:
         import ray
     except ImportError:
@@ -122,11 +137,14 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
     if per_node:
         options["scheduling_strategy"] = "SPREAD"
     actors = [actor_cls.options(**options).remote() for _ in specs]
-    runs = [a.run.remote(s) for a, s in zip(actors, specs, strict=True)]
+    runs = [a.run.remote(s, gated) for a, s in zip(actors, specs, strict=True)]
     pending = list(runs)
     stopped = False
+    gate = _DriverGate(actors) if gated else None
     while pending:
         _, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
+        if gate is not None and not gate.open:
+            await gate.poll(force=len(pending) < len(runs))
         if stop.is_set() and not stopped:
             stopped = True
             for actor in actors:
@@ -139,3 +157,22 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
     for actor in actors:
         ray.kill(actor)
     return sorted(reports, key=lambda r: r["shard"])
+
+
+class _DriverGate:
+    """The driver's side of the actors' gates: opens all of them at one instant once every
+    actor has arrived (or at once when one has ended: the others must not wait for it)."""
+
+    def __init__(self, actors: list[Any]) -> None:
+        self.actors = actors
+        self.arrived = 0
+        self.opens = 0.0
+
+    @property
+    def open(self) -> bool:
+        return self.opens > 0
+
+    async def poll(self, force: bool) -> None:
+        self.arrived = sum(await asyncio.gather(*(a.arrived.remote() for a in self.actors)))
+        if open_when_all(self, len(self.actors), RAY_GATE_LEAD_S, force):
+            await asyncio.gather(*(a.open_gate.remote(self.opens) for a in self.actors))

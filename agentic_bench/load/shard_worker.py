@@ -3,7 +3,11 @@
 Every shard rebuilds the workload from a picklable recipe, opens its own connections, waits
 at the start barrier, and issues only its share of the one global, seeded schedule
 (session index ``i`` belongs to shard ``i mod N``). Latencies are measured locally with the
-shard's own monotonic clock; records go to the shard's own file, flushed per line.
+shard's own monotonic clock; records go to the shard's own file, flushed per line. A run of
+agent trees gives each shard whole lanes and the trees they draw
+(:mod:`agentic_bench.load.lane_shards`): its lanes' warm-up, then the ``gate`` every shard
+passes together into the measured phase; its ``lanes`` record goes back in its report, for
+the parent to merge.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import ExecContext, Workload
+from agentic_bench.load.lane_shards import lane_gate, shard_lanes_record
+from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.load.runner import LoadRunner
 from agentic_bench.metrics.distribution import Distribution
-from agentic_bench.options.load import LoadSpec
+from agentic_bench.options.load import LaneSpec, LoadShape
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.records.stream import RecordWriter
 from agentic_bench.workload import session_executor
@@ -34,13 +40,14 @@ class ShardSpec:
     recipe: tuple[Any, ...]
     url: str
     api_key_env: str
-    load: LoadSpec
+    load: LoadShape  # sessions of a scenario, or lanes of agent trees
     options: ReplayOptions
     records_path: str
     start_wall: float  # the start barrier, as wall-clock time (comparable across machines)
     skip: set[int] = field(default_factory=set)
     transport: str | None = None  # the run's --transport (None: env variable, then raw)
     api_key_header: str | None = None  # --api-key-header
+    run_id: str | None = None  # lanes: the run's id, shared (its cache-bust markers)
 
 
 def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
@@ -56,13 +63,18 @@ def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
     return workload
 
 
-async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
-    """Run one shard; ``stop`` is anything with ``is_set()`` polled for an interrupt."""
+async def run_shard(spec: ShardSpec, stop: Any = None, gate: Any = None) -> dict[str, Any]:
+    """Run one shard; ``stop`` is anything with ``is_set()`` polled for an interrupt; ``gate``
+    (lanes) anything with ``arrive()`` and ``opens_at()`` (:func:`~agentic_bench.load.
+    lane_shards.lane_gate`)."""
     from agentic_bench.transport.choose import make_chat_client
 
     workload = build_from_recipe(spec.recipe)
-    client = make_chat_client(spec.url, os.environ.get(spec.api_key_env) or None,
-                              kind=spec.transport, api_key_header=spec.api_key_header)
+    api_key = os.environ.get(spec.api_key_env) or None
+    if workload.prepare is not None:  # e.g. the tokenizer prompts are written with
+        await asyncio.to_thread(workload.prepare, spec.url, api_key)
+    client = make_chat_client(spec.url, api_key, kind=spec.transport,
+                              api_key_header=spec.api_key_header)
     writer = RecordWriter(Path(spec.records_path))
     lags = Distribution()  # the shard's schedule lag at 1 µs, not a list of every request's
     counts = {"requests": 0, "errors": 0}
@@ -77,8 +89,15 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
     # the barrier: wall clock → this machine's monotonic clock
     t_start = perf_counter_ns() + int((spec.start_wall - time.time()) * 1e9)
     ctx = ExecContext(client, sink, t_start, spec.options, transport_kind=spec.transport)
-    runner = LoadRunner(spec.load, workload.source, session_executor(workload, ctx),
-                        skip=spec.skip, shard=(spec.shard, spec.shards), t_start_ns=t_start)
+    execute = session_executor(workload, ctx)
+    runner: LoadRunner | LaneRunner
+    if isinstance(spec.load, LaneSpec):
+        runner = LaneRunner(spec.load, workload.source, execute, sink, spec.skip, t0_ns=t_start,
+                            share=(spec.shard, spec.shards), run_id=spec.run_id,
+                            t_start_ns=t_start, gate=lane_gate(gate, stop))
+    else:
+        runner = LoadRunner(spec.load, workload.source, execute, skip=spec.skip,
+                            shard=(spec.shard, spec.shards), t_start_ns=t_start)
     await client.warm_up(min(runner.streams or 1, 256))  # the shard's own in-flight cap
     writer.open()
     loop = asyncio.get_running_loop()
@@ -98,6 +117,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
         await ctx.close_extras()
         await client.aclose()
     lag = lags.describe()
+    lanes = ({"lanes": shard_lanes_record(runner)} if isinstance(runner, LaneRunner) else {})
     return {
         "shard": spec.shard, "pid": os.getpid(), "host": os.uname().nodename,
         "issued": stats.issued, "completed": stats.completed, "cancelled": stats.cancelled,
@@ -106,17 +126,17 @@ async def run_shard(spec: ShardSpec, stop: Any = None) -> dict[str, Any]:
         "cpu_s": time.process_time() - cpu0,
         "start_skew_ms": stats.start_skew_ns / 1e6,
         "duration_s": (stats.t_end_ns - stats.t_start_ns) / 1e9,
-        "stop_reason": stats.stop_reason,
+        "stop_reason": stats.stop_reason, **lanes,
     }
 
 
-async def _watch(stop: Any, runner: LoadRunner) -> None:
+async def _watch(stop: Any, runner: LoadRunner | LaneRunner) -> None:
     while not stop.is_set():
         await asyncio.sleep(0.1)
     runner.stop()
 
 
-def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:
+def shard_process_main(spec: ShardSpec, stop: Any, results: Any, gate: Any = None) -> None:
     """Entry point of a local worker process."""
     try:
         import uvloop
@@ -125,7 +145,7 @@ def shard_process_main(spec: ShardSpec, stop: Any, results: Any) -> None:
     except ImportError:
         run = asyncio.run
     try:
-        report = run(run_shard(spec, stop))
+        report = run(run_shard(spec, stop, gate))
     except Exception as exc:  # reported to the parent, which fails the run
         report = {"shard": spec.shard, "failed": f"{type(exc).__name__}: {exc}"}
     results.put(report)

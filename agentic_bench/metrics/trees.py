@@ -170,6 +170,9 @@ class TreesTally:
                 "lanes", "occupancy", "unfilled", "starved", "trees_started", "wrapped",
                 "warmup_s", "warmup_requests", "measured_s", "jumps", "skipped_s",
                 "idle_gap_cap_s")}
+            if "workers" in lanes:  # lanes split over worker processes or Ray actors
+                out["lanes"].update({k: lanes.get(k) for k in (
+                    "workers", "measured_start_spread_ms")})
         return out
 
 

@@ -156,7 +156,7 @@ class CommonOptions(OptionsModel):
                                   "still undecided, the answer is a range (default 3)")
     workers: int = option(1, metavar="N", group=LOAD,
                           help="shard sessions over N local worker processes (one event loop "
-                          "each)")
+                          "each); agent trees: whole lanes per worker (docs/scale-out.md)")
     ray_address: str | None = option(None, metavar="ADDR", group=LOAD, redact=True,
                                      help="run the shards as Ray actors on this cluster ('auto' "
                                      "= local one); needs `pip install "

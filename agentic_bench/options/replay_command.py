@@ -117,17 +117,20 @@ class ReplayCommandOptions(CommonOptions):
     def lane_spec(self) -> LaneSpec:
         """The lanes of a run over agent trees: ``--concurrency`` lanes (1 without it), the
         trajectory start, warm-up, wrap, idle cap and duration; the options that do not apply
-        to lanes are refused here, once the trace is known to hold trees."""
+        to lanes are refused here, once the trace is known to hold trees (``--workers N``
+        splits whole lanes over N workers, so it needs N lanes or more)."""
         if self.scenario not in ("single-stream", "concurrency"):
             raise ConfigError(f"--scenario {self.scenario}: agent trees (Weka traces) run in "
                               "lanes as AgentX does: --scenario concurrency --concurrency N (or "
                               "the default single-stream, one lane)")
         if self.rate is not None or self.max_errors is not None:
             raise ConfigError("--rate and --max-errors do not apply to lanes of agent trees")
-        if self.workers > 1 or self.ray_address:
-            raise ConfigError("agent trees run in one process (a lane holds a whole tree and "
-                              "its subagents): drop --workers/--ray-address")
         lanes = (self.concurrency or 1) if self.scenario == "concurrency" else 1
+        if self.workers > lanes:
+            raise ConfigError(f"--workers {self.workers}: agent trees split over workers by "
+                              f"whole lanes, and this run has {lanes} (a lane holds a whole "
+                              f"tree and its subagents): --concurrency {self.workers} or more, "
+                              "or fewer --workers")
         return LaneSpec(lanes=lanes, trajectory=parse_trajectory(self.trajectory_start),
                         warmup_requests=self.warmup_requests_per_lane,
                         duration_s=self.duration, cut=self.agentx,

@@ -51,7 +51,9 @@ FIELDS: dict[str, dict[str, str]] = {
     "lanes": {"lanes": "--concurrency of a run over agent trees", "occupancy":
               "lane-time holding a tree / (lanes x measured time)",
               "unfilled": "lanes that never held a tree", "starved": "lanes that found no "
-              "tree left", "measured_s": "the measured phase"},
+              "tree left", "measured_s": "the measured phase",
+              "measured_start_spread_ms": "--workers/--ray-address: latest minus earliest "
+              "worker's measured-phase start (wall clock)"},
 }
 
 

@@ -12,6 +12,7 @@ the plan (:func:`planned_sessions`) are the scheduler's own."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import signal
 import sys
 import time
@@ -34,7 +35,7 @@ from agentic_bench.load.runner import LoadRunner
 from agentic_bench.load.scheduler import Scheduler
 from agentic_bench.metrics.early_stop import FirstFailures
 from agentic_bench.options.common import CommonOptions
-from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadShape, LoadSpec
+from agentic_bench.options.load import OPEN_LOOP, LaneSpec, LoadShape
 from agentic_bench.run.plan import Run
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.workload import session_executor
@@ -83,9 +84,8 @@ async def run_segment(workload: Workload, run: Run, endpoint: Endpoint, out: Pat
             workload, endpoint, out, sink, load=options.load,
             slos={**workload.default_slos, **options.slos}, replay=run.replay,
             transport_kind=options.transport, options=loadgen, t0_ns=t0)
-    elif run.lanes is None and (options.workers > 1 or options.ray_address):
-        seg = await _sharded(workload, run, options.load, endpoint.target, out, skip, sink,
-                             early)
+    elif options.workers > 1 or options.ray_address:  # shards, or lanes split over workers
+        seg = await _sharded(workload, run, run.load, endpoint.target, out, skip, sink, early)
     else:  # lanes of agent trees (their ``lanes`` record after), or sessions, here
         seg = await _in_process(workload, run, endpoint.transport, t0, sink, skip, early)
     if early.triggered:
@@ -131,9 +131,10 @@ async def _in_process(workload: Workload, run: Run, transport: ChatTransport, t0
                    stats.cancelled)
 
 
-async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: Path,
+async def _sharded(workload: Workload, run: Run, spec: LoadShape, url: str, out: Path,
                    skip: set[int], sink: RecordSink, early: FirstFailures) -> Segment:
-    """Shards of the one global schedule in worker processes or Ray actors."""
+    """Shards of the one global schedule, or lanes of agent trees split by lane
+    (load/lane_shards.py), in worker processes or Ray actors."""
     from agentic_bench.load.shard_worker import ShardSpec
 
     options = run.options
@@ -143,15 +144,18 @@ async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: 
     if url == "inproc":
         raise ConfigError("--endpoint inproc cannot be shared by worker processes")
     n = options.workers
-    last = LoadRunner(spec, workload.source, _noop, shard=(n - 1, n))
-    if spec.scenario not in OPEN_LOOP and not last.streams:  # a closed loop's shard, streamless
-        raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
+    lanes = spec if isinstance(spec, LaneSpec) else None
+    if not isinstance(spec, LaneSpec):  # lanes: lane_spec() has checked there are n or more
+        last = LoadRunner(spec, workload.source, _noop, shard=(n - 1, n))
+        if spec.scenario not in OPEN_LOOP and not last.streams:  # a closed loop's shard
+            raise ConfigError(f"--workers {n} needs at least {n} streams (--concurrency)")
     start_wall = time.time() + (15.0 if options.ray_address else 2.0 + 0.5 * n)
+    run_id = secrets.token_hex(6) if lanes is not None else None  # one for every worker
     specs = [ShardSpec(shard=k, shards=n, recipe=workload.recipe, url=url,
                        api_key_env=options.api_key_env, load=spec, options=run.replay,
                        records_path=str(out / f"records.shard-{k}.jsonl"),
                        start_wall=start_wall, skip=skip, transport=options.transport,
-                       api_key_header=options.api_key_header)
+                       api_key_header=options.api_key_header, run_id=run_id)
              for k in range(n)]
     stop = asyncio.Event()
     _stopper(early, stop.set, options.quiet)
@@ -166,11 +170,11 @@ async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: 
             from agentic_bench.load.ray_executor import run_ray
 
             reports = await run_ray(specs, on_records, stop, options.ray_address,
-                                    options.workers_per_node)
+                                    options.workers_per_node, gated=lanes is not None)
         else:
             from agentic_bench.load.process_pool import run_processes
 
-            reports = await run_processes(specs, on_records, stop)
+            reports = await run_processes(specs, on_records, stop, gated=lanes is not None)
     finally:
         _remove_signals()
     failed = [r for r in reports if "failed" in r]
@@ -180,10 +184,29 @@ async def _sharded(workload: Workload, run: Run, spec: LoadSpec, url: str, out: 
     reasons = {r["stop_reason"] for r in ok}
     reason = ("worker_failed" if failed else "interrupted" if "interrupted" in reasons
               else next(iter(reasons), "done"))
+    if lanes is not None:
+        _merge_lanes(lanes, ok, reason, sink, options.quiet)
     return Segment(
         duration_s=max((r["duration_s"] for r in ok), default=0.0), stop_reason=reason,
         issued=sum(r["issued"] for r in ok),
         cancelled=sum(r["cancelled"] for r in ok) + len(failed), workers=reports)
+
+
+def _merge_lanes(lanes: LaneSpec, reports: list[dict[str, Any]], reason: str, sink: RecordSink,
+                 quiet: bool) -> None:
+    """The run's one ``lanes`` record from the workers' (each taken out of its report), and
+    the spread of their measured-phase starts on stderr."""
+    from agentic_bench.load.lane_shards import merged_lanes_record
+
+    record = merged_lanes_record(lanes, [r.pop("lanes") for r in reports if "lanes" in r],
+                                 reason)
+    for report, part in zip(reports, record["per_worker"], strict=False):
+        report["measured_start_wall_ns"] = part["measured_start_wall_ns"]
+    sink(record)
+    spread = record["measured_start_spread_ms"]
+    if not quiet and spread is not None:
+        print(f"lanes: {record['workers']} workers, measured phase began within "
+              f"{spread:.1f} ms of each other", file=sys.stderr)
 
 
 async def _noop(_: Any) -> Any:  # pragma: no cover - placeholder executor for counting

@@ -66,8 +66,8 @@ def trace_workload(path: Path, name: str = "replay", fmt: str = "native",
 def _with_blocks(workload: Workload, sessions: list[Session], synthesis: Any) -> Workload:
     """``workload`` as it must run when its prompts are given as blocks (a trace imported from
     Weka, TraceLab or Dynamo, say): the run's tokenizer and vocabulary loaded by ``prepare``
-    before the first request, and the replayer writing prompts with them. Such a workload is
-    not rebuilt in worker processes (no recipe: ``--workers`` is refused with a reason)."""
+    before the first request, and the replayer writing prompts with them. Its recipe carries
+    the synthesis options, so a worker process rebuilds it and runs ``prepare`` there."""
     if not any(s.token_blocks is not None for s in sessions):
         return workload
     from dataclasses import replace
@@ -77,4 +77,7 @@ def _with_blocks(workload: Workload, sessions: list[Session], synthesis: Any) ->
     from agentic_bench.tasks.weka_replay import block_synthesis
 
     make_executor, prepare = block_synthesis(Synthesis(synthesis or SynthesisOptions()))
-    return replace(workload, make_executor=make_executor, prepare=prepare, recipe=None)
+    recipe = workload.recipe
+    if recipe is not None:
+        recipe = (recipe[0], recipe[1], {**recipe[2], "synthesis": synthesis})
+    return replace(workload, make_executor=make_executor, prepare=prepare, recipe=recipe)

@@ -1,6 +1,8 @@
 """The replay workload of a Weka corpus: session trees read from disk one at a time, prompts
 synthesized with the run's tokenizer (set up by ``prepare`` once the endpoint is open), run in
-lanes (:mod:`agentic_bench.load.lanes`)."""
+lanes (:mod:`agentic_bench.load.lanes`). Its recipe rebuilds it in a worker process or Ray actor
+(``--workers``, ``--ray-address``: lanes split by lane, :mod:`agentic_bench.load.lane_shards`),
+where ``prepare`` runs again against the same endpoint."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ from agentic_bench.trace.model import Session
 from agentic_bench.trace.weka import WekaCorpus, WekaTrace, weka_session
 from agentic_bench.trace.weka.filter import drop_over_context
 from agentic_bench.trace.weka.stats import CorpusStats
+
+# how a worker process rebuilds a Weka replay (load/shard_worker.py imports this by name)
+WEKA_RECIPE = "agentic_bench.tasks.weka_replay:weka_workload"
 
 
 def weka_workload(path: Path, name: str = "replay",
@@ -43,7 +48,9 @@ def weka_workload(path: Path, name: str = "replay",
                 **({"max_context": max_context} if max_context is not None else {})}
     return Workload(name=name, source=SessionSource(len(kept), tree), identity=identity,
                     make_executor=make_executor, prepare=prepare, trees=True,
-                    info={**identity, "corpus": stats.summary()})
+                    info={**identity, "corpus": stats.summary()},
+                    recipe=(WEKA_RECIPE, (Path(path).resolve(),),
+                            {"name": name, "synthesis": synthesis, "max_context": max_context}))
 
 
 def block_synthesis(held: Synthesis) -> tuple[Callable[[ExecContext], Execute],
@@ -67,4 +74,4 @@ def block_synthesis(held: Synthesis) -> tuple[Callable[[ExecContext], Execute],
     return make_executor, prepare
 
 
-__all__ = ["block_synthesis", "weka_workload"]
+__all__ = ["WEKA_RECIPE", "block_synthesis", "weka_workload"]
