@@ -1,7 +1,8 @@
 """``InprocChatClient``: the embedded model called in-process (no HTTP), as a ``ChatTransport``.
 
-The same GGUF as the embedded ``llama-server``, with llama-cpp-python's ``chatml`` chat format
-(SmolLM2's own ChatML turns), to measure generation with no client, HTTP or server in the way: the
+The same GGUF as the embedded ``llama-server``, with our ChatML chat handler
+(:mod:`.inproc_chat`: the routing's prompt without tools, and the ``usage`` llama-cpp-python's
+stream lacks), to measure generation with no client, HTTP or server in the way: the
 client-free floor. It makes no tool calls: a request whose reply may be one (``tools`` given,
 ``tool_choice`` not ``none``) is answered as a server's HTTP 400 would be, and a run whose
 workload needs them is refused (:mod:`.resolve`); our tool-call routing lives in front of
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from time import perf_counter_ns
 from typing import Any
 
+from agentic_bench.endpoint.inproc_chat import ChatHandler, TokenTally
 from agentic_bench.endpoint.llama_server import (
     CHILD_ENV_DEFAULTS,
     LLAMA_CPP_VERSION,
@@ -39,7 +41,7 @@ from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 
 DEFAULT_N_CTX = 4096
-CHAT_FORMAT = "chatml"  # llama-cpp-python's ChatML: SmolLM2's turns, no tools
+CHAT_FORMAT = "agentic-bench ChatML (endpoint/inproc_chat.py: routing_prompt without tools)"
 NO_TOOL_CALLS = ("the in-process model makes no tool calls (llama-cpp-python's chat-format shim "
                  "was removed on 2026-12-06); use --endpoint embedded: llama-server with our "
                  "tool-call routing in front")
@@ -91,7 +93,6 @@ class InprocChatClient:
         *,
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
-        chat_format: str = CHAT_FORMAT,
         alias: str = MODEL_ALIAS,
         timeout_s: float = 300.0,
         verbose: bool = False,
@@ -99,7 +100,7 @@ class InprocChatClient:
         self.model_path = locate_model(model_path)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
-        self.chat_format = chat_format
+        self._handler: ChatHandler | None = None
         self.model = alias
         self._timeout_s = timeout_s
         self._verbose = verbose
@@ -120,12 +121,13 @@ class InprocChatClient:
                 f"llama-cpp-python is not installed ({exc}); {INSTALL_HINT}"
             ) from None
         t0 = perf_counter_ns()
+        self._handler = ChatHandler()
         self._llama = llama_cpp.Llama(
             model_path=str(self.model_path),
             n_ctx=self.n_ctx,
             n_threads=self.n_threads,
             n_threads_batch=self.n_threads,
-            chat_format=self.chat_format,
+            chat_handler=self._handler,
             verbose=self._verbose,
         )
         self.load_seconds = (perf_counter_ns() - t0) / 1e9
@@ -133,6 +135,9 @@ class InprocChatClient:
     def _produce(
         self, kwargs: dict[str, Any], events: list[tuple[int, dict[str, Any]]], stop: Any
     ) -> None:
+        handler = self._handler
+        if handler is not None:  # the context as it is before this request
+            handler.tally = TokenTally([int(t) for t in self._llama._input_ids])
         stream: Iterator[dict[str, Any]] = self._llama.create_chat_completion(
             stream=True, **kwargs
         )
@@ -141,11 +146,21 @@ class InprocChatClient:
             for chunk in stream:
                 append((perf_counter_ns(), chunk))
                 if stop.is_set():
-                    break
+                    return
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+        if handler is not None and events:
+            finish = next((c["choices"][0].get("finish_reason") for _, c in reversed(events)
+                           if c.get("choices")), None)
+            usage = handler.tally.usage(finish)
+            if usage is not None:  # as a server's last chunk: no choices, the usage
+                last = events[-1][1]
+                append((perf_counter_ns(), {"id": last.get("id"), "object": last.get("object"),
+                                            "created": last.get("created"),
+                                            "model": last.get("model"), "choices": [],
+                                            "usage": usage}))
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
@@ -224,7 +239,7 @@ class InprocChatClient:
                 "n_ctx": self.n_ctx,
                 "n_threads": self.n_threads,
                 "n_threads_batch": self.n_threads,
-                "chat_format": self.chat_format,
+                "chat_format": CHAT_FORMAT,
                 "env": {k: os.environ.get(k) for k in CHILD_ENV_DEFAULTS},
             },
         }
