@@ -87,6 +87,10 @@ def _embedded_server(spec: str, tool_routing: bool, server_log: Path | None,
     if find_binary() is None:
         raise EndpointError(f"--endpoint {spec} needs llama.cpp's llama-server, which is not "
                             f"built: {HINT}")
+    if spec == "embedded":
+        why = ("the model is to call tools: our routing in front (a message or a named call, "
+               "grammar-chosen)" if tool_routing else "a slot per stream, /metrics")
+        print(f"endpoint: embedded = llama-server ({why})", file=sys.stderr, flush=True)
     server = LlamaServer(log_path=server_log, append_log=True, slots=slots,
                          tool_routing=tool_routing)
     slots_text = f"{server.slots} slot{'s' if server.slots != 1 else ''}"

@@ -267,7 +267,8 @@ def test_a_run_without_endpoint_says_it_starts_the_bundled_model(tmp_path: Path)
                           "--max-tokens", "4", "--out", str(out), "--quiet"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert res.returncode in (0, 3), res.stderr
-    assert "starting llama.cpp's llama-server" in res.stderr  # #34, #45 item 4
+    assert "endpoint: embedded = llama-server (a slot per stream" in res.stderr  # #34, #45/4
+    assert "starting llama.cpp's llama-server" in res.stderr
     assert "pass --endpoint URL" in res.stderr and (out / "server.log").stat().st_size > 0
 
 

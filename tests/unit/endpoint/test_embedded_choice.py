@@ -102,3 +102,12 @@ def test_an_old_command_line_exits_2_naming_the_replacements(tmp_path: Path) -> 
     assert res.returncode == 2, res.stderr
     assert "removed on 2026-12-06" in res.stderr and "--endpoint embedded" in res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "run" / "records.jsonl").exists()
+
+
+def test_embedded_says_what_it_starts_and_why(built: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _embedded_server("embedded", True, None, slots=1)
+    err = capsys.readouterr().err
+    assert "endpoint: embedded = llama-server (the model is to call tools: our routing" in err
+    _embedded_server("llama-server", False, None, slots=1)
+    assert "embedded =" not in capsys.readouterr().err  # asked for by name: nothing to explain
