@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build llama.cpp ONCE for both its users: llama.cpp's own `llama-server` (the embedded endpoint)
-# and llama-cpp-python 0.3.36's wheel (`--endpoint inproc`, the tokenizer), from the same tree
+# and llama-cpp-python 0.3.36's wheel (`--endpoint inproc`), from the same tree
 # (the llama-cpp-python sdist's vendor/llama.cpp).
 #
 #   scripts/build_llama_cpp.sh .venv/bin/pip      # prints the bundle's folder on stdout

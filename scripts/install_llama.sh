@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install llama-cpp-python 0.3.36 for `--endpoint inproc` (the model in-process) and the tokenizer.
+# Install llama-cpp-python 0.3.36 for `--endpoint inproc` (the model in-process; tests that check
+# grammars with it load it too).
 # Its server is not used (removed from the embedded endpoint on 2026-12-06: llama.cpp's own
 # llama-server serves), so its server extra (uvicorn, fastapi, ...) is not installed.
 #

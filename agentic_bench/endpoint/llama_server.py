@@ -2,7 +2,7 @@
 
 The binary comes from the install step's one llama.cpp build (``scripts/build_llama_cpp.sh``:
 the llama-cpp-python 0.3.36 sdist's llama.cpp tree, compiled once for ``llama-server`` and for
-the llama-cpp-python wheel that ``--endpoint inproc`` and the tokenizer use) and is kept beside
+the llama-cpp-python wheel that ``--endpoint inproc`` uses) and is kept beside
 the shared libraries it loads, in ``.wheels/llama.cpp-0.3.36-shared/``. It serves the packaged
 SmolLM2 with the model's whole context per slot (``--ctx-size`` = 8,192 × ``--parallel``), one
 slot per stream of the run, ``--metrics`` (Prometheus at ``/metrics``, scraped by default:
