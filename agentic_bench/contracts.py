@@ -172,7 +172,7 @@ class Workload:
     # the sessions are timed agent trees (Weka): --concurrency runs them in lanes (load/lanes.py)
     trees: bool = False
     # the model is to make tool calls (OpenAI ``tools``): the embedded endpoint then puts our
-    # tool-call routing in front of llama-server (endpoint/llama_cpp_server.choose_embedded)
+    # tool-call routing in front of llama-server (endpoint/resolve.py); inproc refuses it
     tool_routing: bool = False
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build llama.cpp ONCE for both embedded servers: llama-cpp-python 0.3.36's wheel and llama.cpp's
-# own `llama-server`, from the same tree (the llama-cpp-python sdist's vendor/llama.cpp).
+# Build llama.cpp ONCE for both its users: llama.cpp's own `llama-server` (the embedded endpoint)
+# and llama-cpp-python 0.3.36's wheel (`--endpoint inproc`), from the same tree
+# (the llama-cpp-python sdist's vendor/llama.cpp).
 #
 #   scripts/build_llama_cpp.sh .venv/bin/pip      # prints the bundle's folder on stdout
 #
@@ -49,7 +50,7 @@ else
   fi
   WORK="$(mktemp -d)"
   trap 'rm -rf "$WORK"' EXIT
-  log "compiling llama.cpp from llama-cpp-python==$VERSION's sdist, once for both servers (several minutes)"
+  log "compiling llama.cpp from llama-cpp-python==$VERSION's sdist, once for llama-server and the wheel (several minutes)"
   "$PIP" download --quiet --no-deps --no-binary :all: -d "$WORK" "llama-cpp-python==$VERSION"
   tar -xzf "$WORK"/llama_cpp_python-"$VERSION".tar.gz -C "$WORK"
   SDIST="$WORK/llama_cpp_python-$VERSION"

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Install llama-cpp-python 0.3.36 (+ its server's dependencies) for the embedded endpoint.
+# Install llama-cpp-python 0.3.36 for `--endpoint inproc` (the model in-process; tests that check
+# grammars with it load it too).
+# Its server is not used (removed from the embedded endpoint on 2026-12-06: llama.cpp's own
+# llama-server serves), so its server extra (uvicorn, fastapi, ...) is not installed.
 #
 #   scripts/install_llama.sh .venv/bin/pip
 #
@@ -14,16 +17,6 @@ set -euo pipefail
 PIP="${1:-pip}"
 VERSION="0.3.36"
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# the server extra of llama-cpp-python 0.3.36 (pyproject.toml [server]), installed by name so
-# the wheel is never rebuilt for them
-SERVER_DEPS=(
-  "uvicorn>=0.22.0"
-  "fastapi>=0.100.0"
-  "pydantic-settings>=2.0.1"
-  "sse-starlette>=1.6.1"
-  "starlette-context>=0.3.6,<0.4"
-  "PyYAML>=5.1"
-)
 
 PY="$(dirname "$(command -v "$PIP" || echo "$PIP")")/python"
 [ -x "$PY" ] || PY="python3"
@@ -43,5 +36,4 @@ else
   echo "install_llama: installing $wheel" >&2
   "$PIP" install --quiet "$wheel"
 fi
-"$PIP" install --quiet "${SERVER_DEPS[@]}"
-"$PY" -c 'import llama_cpp, llama_cpp.server.app; print("install_llama: ok, llama-cpp-python", llama_cpp.__version__)'
+"$PY" -c 'import llama_cpp; print("install_llama: ok, llama-cpp-python", llama_cpp.__version__)'

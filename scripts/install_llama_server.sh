@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# llama.cpp's own `llama-server` for `--endpoint llama-server`, from the same llama.cpp build as
-# the embedded endpoint's llama-cpp-python wheel (scripts/build_llama_cpp.sh).
+# llama.cpp's own `llama-server`, the embedded endpoint (`--endpoint embedded`/`llama-server`,
+# `agentic-bench serve`), from the same llama.cpp build as the llama-cpp-python wheel that
+# `--endpoint inproc` uses (scripts/build_llama_cpp.sh).
 #
 #   scripts/install_llama_server.sh .venv/bin/pip
 #
@@ -8,7 +9,7 @@
 # llama-server, beside the shared libraries it loads (RPATH $ORIGIN), with a per-user copy in
 # ~/.cache/agentic-bench/wheels/ (so a fresh clone on the same machine does not rebuild). After
 # scripts/install_llama.sh this only checks the binary; when the bundle is missing it is built
-# (~7 min on 2 cores, llama.cpp compiled once for both servers; no web UI, no npm, no model hub).
+# (~7 min on 2 cores, llama.cpp compiled once for both; no web UI, no npm, no model hub).
 set -euo pipefail
 
 PIP="${1:-pip}"

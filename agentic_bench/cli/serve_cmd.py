@@ -22,27 +22,27 @@ def register(subparsers: Any) -> None:
 
 
 def _server(options: Any) -> Any:
-    """The server ``serve`` runs (not started): llama-cpp-python's, or llama.cpp's own."""
-    common = {"host": options.host, "port": options.port or None,  # None or 0: a free port
-              "n_threads": options.threads, "log_path": options.log,
-              **({"n_ctx": options.ctx} if options.ctx else {})}
-    if options.server == "llama-server":
-        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
+    """The server ``serve`` runs (not started): llama.cpp's ``llama-server``, with our tool-call
+    routing in front unless ``--no-tool-routing``."""
+    from agentic_bench.endpoint.llama_server import LlamaServer
 
-        if options.chat_format:
+    return LlamaServer(host=options.host, port=options.port or None,  # None or 0: a free port
+                       n_threads=options.threads, log_path=options.log, slots=options.slots,
+                       tool_routing=not options.no_tool_routing,
+                       **({"n_ctx": options.ctx} if options.ctx else {}))
+
+
+def refuse_removed_flags(argv: list[str]) -> None:
+    """``--server``/``--chat-format`` (llama-cpp-python's server, removed): a usage error that
+    says so and what ``serve`` runs now, not argparse's bare "unrecognized arguments"."""
+    from agentic_bench.options.serving import REMOVED_SERVE_FLAGS, REMOVED_SERVER
+
+    for word in argv:
+        flag = word.split("=", 1)[0]
+        if flag in REMOVED_SERVE_FLAGS:
             from agentic_bench.errors import ConfigError
 
-            raise ConfigError("--chat-format is llama-cpp-python's; llama-server uses its "
-                              "Jinja template (docs/embedded-endpoint.md)")
-        return LlamaCppServer(slots=options.slots, **common)
-    from agentic_bench.endpoint.llama_server import DEFAULT_CHAT_FORMAT, LlamaServer
-
-    if options.slots != 1:
-        from agentic_bench.errors import ConfigError
-
-        raise ConfigError("--slots is llama-server's (add --server llama-server); "
-                          "llama-cpp-python's server serves one request at a time")
-    return LlamaServer(chat_format=options.chat_format or DEFAULT_CHAT_FORMAT, **common)
+            raise ConfigError(f"{flag} {REMOVED_SERVER}")
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from agentic_bench.cli.options_command import parse_command
     from agentic_bench.options.serving import ServeOptions
 
+    refuse_removed_flags(args.rest)
     options = parse_command(ServeOptions, args.rest, "serve")
     server = _server(options)
     previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -17,7 +17,7 @@ cannot be delayed (on SIGTERM ``llama-server`` first finishes its batch, uvicorn
 requests), so the port is free at once. Normal stops are unchanged: ``LlamaServer.stop()`` sends
 SIGTERM to the child's process group, then SIGKILL after a grace period.
 
-Not Linux: a plain ``Popen``; the launcher of our chat format then watches its parent pid
+Not Linux: a plain ``Popen``; the routing proxy then watches its parent pid
 (``llama_server.watch_parent_from_env``). Standard library only (the CLI imports this early).
 """
 

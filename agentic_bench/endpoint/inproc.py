@@ -1,12 +1,20 @@
 """``InprocChatClient``: the embedded model called in-process (no HTTP), as a ``ChatTransport``.
 
-Same GGUF, same chat format and the same sampling defaults as the embedded server, so the two
-paths differ only by the server (HTTP, SSE, JSON, uvicorn). ``create_chat_completion(stream=True)``
-runs in one worker thread; each chunk is stamped with ``perf_counter_ns()`` as it is produced and
-kept as a dict; after the reply ends the chunks are serialized and parsed by the very code that
-parses the HTTP stream (:func:`agentic_bench.transport.sse.assemble_stream`), so both paths fill
-``ChatResult`` the same way. ``t_first_byte_ns`` is the first chunk (the role chunk), and
-``http_status`` stays ``None`` (there is no HTTP). Requests run one at a time (an asyncio lock).
+The same GGUF as the embedded ``llama-server``, with our ChatML chat handler
+(:mod:`.inproc_chat`: the routing's prompt without tools, and the ``usage`` llama-cpp-python's
+stream lacks), to measure generation with no client, HTTP or server in the way: the
+client-free floor. It makes no tool calls: a request whose reply may be one (``tools`` given,
+``tool_choice`` not ``none``) is answered as a server's HTTP 400 would be, and a run whose
+workload needs them is refused (:mod:`.resolve`); our tool-call routing lives in front of
+``llama-server`` (``--endpoint embedded``). The chat-format shim that did tool calls here and in
+llama-cpp-python's server was removed on 2026-12-06 (docs/embedded-endpoint.md).
+
+``create_chat_completion(stream=True)`` runs in one worker thread; each chunk is stamped with
+``perf_counter_ns()`` as it is produced and kept as a dict; after the reply ends the chunks are
+serialized and parsed by the very code that parses the HTTP stream
+(:func:`agentic_bench.transport.sse.assemble_stream`), so both paths fill ``ChatResult`` the same
+way. ``t_first_byte_ns`` is the first chunk (the role chunk), and ``http_status`` stays ``None``
+(there is no HTTP). Requests run one at a time (an asyncio lock).
 """
 
 from __future__ import annotations
@@ -19,20 +27,31 @@ from collections.abc import Iterator
 from time import perf_counter_ns
 from typing import Any
 
+from agentic_bench.endpoint.inproc_chat import ChatHandler, TokenTally
 from agentic_bench.endpoint.llama_server import (
     CHILD_ENV_DEFAULTS,
-    DEFAULT_CHAT_FORMAT,
-    DEFAULT_N_CTX,
-    INSTALL_HINT,
+    LLAMA_CPP_VERSION,
     default_threads,
 )
 from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_sha256
+from agentic_bench.endpoint.tool_routing import needs_routing
 from agentic_bench.errors import EndpointStartError
 from agentic_bench.transport.request import NO_CONTEXT, RequestContext, ToolDeltaRule
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
 
-# llama_cpp.server's request defaults (server/types.py), so in-process sampling matches HTTP.
+DEFAULT_N_CTX = 4096
+CHAT_FORMAT = "agentic-bench ChatML (endpoint/inproc_chat.py: routing_prompt without tools)"
+NO_TOOL_CALLS = ("the in-process model makes no tool calls (llama-cpp-python's chat-format shim "
+                 "was removed on 2026-12-06); use --endpoint embedded: llama-server with our "
+                 "tool-call routing in front")
+INSTALL_HINT = (
+    "install it with `make install`, or `scripts/install_llama.sh .venv/bin/pip` (installs the "
+    f"llama_cpp_python-{LLAMA_CPP_VERSION} wheel cached in .wheels/llama.cpp-{LLAMA_CPP_VERSION}"
+    "-shared/, or builds it with llama-server from one llama.cpp compile)"
+)
+# llama-cpp-python's server request defaults (server/types.py), kept from when inproc was
+# compared with that server: the sampling of every inproc run so far.
 SERVER_DEFAULTS: dict[str, Any] = {
     "temperature": 0.8,
     "top_p": 0.95,
@@ -74,7 +93,6 @@ class InprocChatClient:
         *,
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
-        chat_format: str = DEFAULT_CHAT_FORMAT,
         alias: str = MODEL_ALIAS,
         timeout_s: float = 300.0,
         verbose: bool = False,
@@ -82,7 +100,7 @@ class InprocChatClient:
         self.model_path = locate_model(model_path)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
-        self.chat_format = chat_format
+        self._handler: ChatHandler | None = None
         self.model = alias
         self._timeout_s = timeout_s
         self._verbose = verbose
@@ -102,17 +120,14 @@ class InprocChatClient:
             raise EndpointStartError(
                 f"llama-cpp-python is not installed ({exc}); {INSTALL_HINT}"
             ) from None
-        if self.chat_format == DEFAULT_CHAT_FORMAT:
-            from agentic_bench.endpoint.chatml_tools import register
-
-            register()
         t0 = perf_counter_ns()
+        self._handler = ChatHandler()
         self._llama = llama_cpp.Llama(
             model_path=str(self.model_path),
             n_ctx=self.n_ctx,
             n_threads=self.n_threads,
             n_threads_batch=self.n_threads,
-            chat_format=self.chat_format,
+            chat_handler=self._handler,
             verbose=self._verbose,
         )
         self.load_seconds = (perf_counter_ns() - t0) / 1e9
@@ -120,6 +135,9 @@ class InprocChatClient:
     def _produce(
         self, kwargs: dict[str, Any], events: list[tuple[int, dict[str, Any]]], stop: Any
     ) -> None:
+        handler = self._handler
+        if handler is not None:  # the context as it is before this request
+            handler.tally = TokenTally([int(t) for t in self._llama._input_ids])
         stream: Iterator[dict[str, Any]] = self._llama.create_chat_completion(
             stream=True, **kwargs
         )
@@ -128,11 +146,21 @@ class InprocChatClient:
             for chunk in stream:
                 append((perf_counter_ns(), chunk))
                 if stop.is_set():
-                    break
+                    return
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+        if handler is not None and events:
+            finish = next((c["choices"][0].get("finish_reason") for _, c in reversed(events)
+                           if c.get("choices")), None)
+            usage = handler.tally.usage(finish)
+            if usage is not None:  # as a server's last chunk: no choices, the usage
+                last = events[-1][1]
+                append((perf_counter_ns(), {"id": last.get("id"), "object": last.get("object"),
+                                            "created": last.get("created"),
+                                            "model": last.get("model"), "choices": [],
+                                            "usage": usage}))
 
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
@@ -145,9 +173,12 @@ class InprocChatClient:
 
     async def _chat(self, body: dict[str, Any], timeout_s: float,
                     tool_deltas: ToolDeltaRule) -> ChatResult:
+        result = ChatResult()
+        if needs_routing(body):  # as a server's HTTP 400: nothing is generated
+            result.t_sent_ns = result.t_end_ns = perf_counter_ns()
+            return result.fail("http_status", NO_TOOL_CALLS)
         kwargs = completion_kwargs(body)
         kwargs["model"] = self.model
-        result = ChatResult()
         events: list[tuple[int, dict[str, Any]]] = []
         stop = threading.Event()
         result.t_sent_ns = perf_counter_ns()
@@ -208,7 +239,7 @@ class InprocChatClient:
                 "n_ctx": self.n_ctx,
                 "n_threads": self.n_threads,
                 "n_threads_batch": self.n_threads,
-                "chat_format": self.chat_format,
+                "chat_format": CHAT_FORMAT,
                 "env": {k: os.environ.get(k) for k in CHILD_ENV_DEFAULTS},
             },
         }

@@ -1,15 +1,31 @@
-"""The embedded endpoint: llama-cpp-python's OpenAI-compatible server as a child process.
+"""The embedded endpoint: llama.cpp's own ``llama-server`` as a supervised child process.
 
-``LlamaServer`` starts ``python -m llama_cpp.server`` with the packaged SmolLM2 GGUF on a
-loopback port, waits until ``GET /v1/models`` answers, and stops it (SIGTERM, then SIGKILL after
-a grace period). No server outlives the harness: the child gets its own session and, on Linux,
-``PR_SET_PDEATHSIG`` (SIGKILL when the harness dies, even by SIGKILL), forked from a thread that
-lives as long as the process whichever thread starts or restarts it (:mod:`.child_process`);
-the launcher of this package's chat format also watches its parent pid
+The binary comes from the install step's one llama.cpp build (``scripts/build_llama_cpp.sh``:
+the llama-cpp-python 0.3.36 sdist's llama.cpp tree, compiled once for ``llama-server`` and for
+the llama-cpp-python wheel that ``--endpoint inproc`` uses) and is kept beside
+the shared libraries it loads, in ``.wheels/llama.cpp-0.3.36-shared/``. It serves the packaged
+SmolLM2 with the model's whole context per slot (``--ctx-size`` = 8,192 × ``--parallel``), one
+slot per stream of the run, ``--metrics`` (Prometheus at ``/metrics``, scraped by default:
+docs/server-metrics.md), ``--jinja`` and its own ``/tokenize``.
+
+SmolLM2's own chat template renders no tools (``llama-server`` would drop ``tools`` and fail on
+an assistant message whose ``content`` is null), so the server is given ours,
+``templates/smollm2-tools.jinja``. Where the model is to make tool calls itself,
+``tool_routing=True`` puts our routing in front (:mod:`.routing_proxy`, which starts
+``llama-server`` as its own child): through ``llama-server``'s own tool calling the 135M model
+makes a call in 1 reply of 50 BFCL samples (its lazy grammar waits for a ``<tool_call>`` the
+model does not write), with the routing — a reply's start grammar-chosen between a message and a
+named call — in 49, 9 of 50 right (benchmarks/results/agentic-edge/llama-server-routing/).
+
+``LlamaServer`` starts it on a loopback port, waits until ``GET /v1/models`` answers, and stops
+it (SIGTERM, then SIGKILL after a grace period). No server outlives the harness: the child gets
+its own session and, on Linux, ``PR_SET_PDEATHSIG`` (SIGKILL when the harness dies, even by
+SIGKILL), forked from a thread that lives as long as the process whichever thread starts or
+restarts it (:mod:`.child_process`); the routing proxy also watches its parent pid
 (:func:`watch_parent_from_env`, for other systems); ``atexit`` and ``__exit__`` stop it too.
-``supervise()`` restarts a server that dies on its own (a crash: llama.cpp segfaults on some
-grammars) on the same port, so a long run goes on; each restart is listed in ``restarts`` (and
-in the run's summary). Only stdlib imports here: the CLI imports this module at start-up time.
+``supervise()`` restarts a server that dies on its own (a crash) on the same port, so a long
+run goes on; each restart is listed in ``restarts`` (and in the run's summary). Only stdlib
+imports here: the CLI imports this module at start-up time.
 """
 
 from __future__ import annotations
@@ -17,7 +33,6 @@ from __future__ import annotations
 import atexit
 import errno
 import importlib.metadata
-import importlib.util
 import json
 import os
 import signal
@@ -39,17 +54,18 @@ from agentic_bench.endpoint.model_file import MODEL_ALIAS, locate_model, model_s
 from agentic_bench.errors import EndpointStartError
 
 LLAMA_CPP_VERSION = "0.3.36"
-DEFAULT_CHAT_FORMAT = "chatml-function-calling-stream"  # agentic_bench.endpoint.chatml_tools
-_OWN_FORMATS = {DEFAULT_CHAT_FORMAT: "agentic_bench.endpoint.chatml_tools"}
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
-DEFAULT_N_CTX = 4096
-SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-INSTALL_HINT = (
-    "install it with `make install`, or `scripts/install_llama.sh .venv/bin/pip` (installs the "
-    f"llama_cpp_python-{LLAMA_CPP_VERSION} wheel cached in .wheels/llama.cpp-{LLAMA_CPP_VERSION}"
-    "-shared/, or builds it with llama-server from one llama.cpp compile) — the server "
-    "also needs uvicorn, fastapi, sse-starlette, starlette-context<0.4, pydantic-settings"
-)
+TOOLS_TEMPLATE = Path(__file__).resolve().parent / "templates" / "smollm2-tools.jinja"
+# the bundle of scripts/build_llama_cpp.sh: llama-server beside its libllama/libggml*.so (RPATH
+# $ORIGIN) and the llama-cpp-python wheel built around the same libraries
+BINARY_NAME = f"llama.cpp-{LLAMA_CPP_VERSION}-shared/llama-server"
+BINARY_ENV = "AGENTIC_BENCH_LLAMA_SERVER"
+MODEL_CTX = 8192  # SmolLM2-135M-Instruct's trained context
+MAX_SLOTS = 16
+HINT = ("build it with `make install` or `scripts/install_llama_server.sh .venv/bin/pip` "
+        f"(llama.cpp's tree from the llama-cpp-python {LLAMA_CPP_VERSION} sdist, compiled once "
+        f"for llama-server and the llama-cpp-python wheel, ~7 min on 2 cores), or point "
+        f"${BINARY_ENV} at a llama-server binary")
 # OpenMP workers that spin between decode steps starve the server's Python threads (and the
 # benchmark client) when cores are few or shared: measured 3-11 vs 22-28 tokens/s on 2 busy
 # cores (docs/embedded-endpoint.md). A user's own setting wins.
@@ -66,6 +82,18 @@ def default_threads() -> int:
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 2
     return max(1, min(4, cpus))
+
+
+def binary_candidates() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    found = [Path(os.environ[BINARY_ENV])] if os.environ.get(BINARY_ENV) else []
+    return [*found, root / ".wheels" / BINARY_NAME,
+            cache / "agentic-bench" / "wheels" / BINARY_NAME]
+
+
+def find_binary() -> Path | None:
+    return next((p for p in binary_candidates() if p.is_file() and os.access(p, os.X_OK)), None)
 
 
 def _connect_host(host: str) -> str:
@@ -113,7 +141,7 @@ def watch_parent_from_env(interval_s: float = 0.5, grace_s: float = 10.0) -> Non
     """In the server child: SIGTERM itself when the harness ($AGENTIC_BENCH_PARENT_PID) is gone.
 
     A second guard beside PR_SET_PDEATHSIG (:mod:`.child_process`), and the only one on systems
-    without it. The launcher of this package's chat format runs it; exits hard if a graceful
+    without it. The routing proxy (:mod:`.routing_proxy`) runs it; exits hard if a graceful
     stop takes over ``grace_s``.
     """
     try:
@@ -149,7 +177,8 @@ def _tail(fd: int | None, lines: int = 25, max_bytes: int = 8192) -> str:
 
 
 class LlamaServer:
-    """``with LlamaServer() as srv: ... srv.base_url`` — a llama.cpp server on loopback."""
+    """``with LlamaServer(slots=4) as srv: ... srv.base_url`` — llama.cpp's ``llama-server`` on
+    loopback (``tool_routing=True``: behind our routing proxy)."""
 
     def __init__(
         self,
@@ -157,9 +186,11 @@ class LlamaServer:
         *,
         host: str = "127.0.0.1",
         port: int | None = None,
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int = MODEL_CTX,
         n_threads: int | None = None,
-        chat_format: str = DEFAULT_CHAT_FORMAT,
+        slots: int = 1,
+        binary: str | os.PathLike[str] | None = None,
+        tool_routing: bool = False,
         alias: str = MODEL_ALIAS,
         start_timeout_s: float = 120.0,
         stop_grace_s: float = 5.0,
@@ -174,7 +205,12 @@ class LlamaServer:
         self.port: int | None = port
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
-        self.chat_format = chat_format
+        self.slots = max(1, min(int(slots), MAX_SLOTS))
+        self.binary = Path(binary) if binary else find_binary()
+        # our tool-call routing in front (routing_proxy.py): llama-server then listens on
+        # a loopback port of its own, picked at each start
+        self.tool_routing = tool_routing
+        self.upstream_port: int | None = None
         self.model = alias
         self.start_timeout_s = start_timeout_s
         self.stop_grace_s = stop_grace_s
@@ -186,8 +222,6 @@ class LlamaServer:
         self.model_path: Path | None = None
         self.start_seconds: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._sysinfo_proc: subprocess.Popen[bytes] | None = None
-        self._sysinfo: str | None = None
         self._sha256: str | None = None
         self.restarts: list[dict[str, Any]] = []  # one entry per crash seen by supervise()
         self.generation = 0  # successful restarts so far
@@ -213,26 +247,33 @@ class LlamaServer:
             raise RuntimeError("LlamaServer is not started")
         return f"http://{_url_host(_connect_host(self.host))}:{self.port}/v1"
 
-    def command(self) -> list[str]:
-        """The server's command line (model path and port must be resolved).
+    @property
+    def metrics_url(self) -> str:
+        return self.base_url.removesuffix("/v1") + "/metrics"
 
-        Upstream chat formats run ``python -m llama_cpp.server``; this package's own format runs
-        a launcher that registers its handler and then runs ``llama_cpp.server`` unchanged.
-        """
-        module = _OWN_FORMATS.get(self.chat_format, "llama_cpp.server")
+    @property
+    def slots_url(self) -> str:
+        return self.base_url.removesuffix("/v1") + "/slots"
+
+    def command(self) -> list[str]:
+        """The child's command line (model path and port must be resolved): ``llama-server``,
+        or with ``tool_routing`` the routing proxy that starts it."""
+        if not self.tool_routing:
+            return self.server_command(self.host, self.port)
+        return [self.python, "-m", "agentic_bench.endpoint.routing_proxy",
+                "--host", self.host, "--port", str(self.port),
+                "--upstream-port", str(self.upstream_port),
+                "--start-timeout", str(self.start_timeout_s),
+                "--", *self.server_command("127.0.0.1", self.upstream_port)]  # fmt: skip
+
+    def server_command(self, host: str, port: int | None) -> list[str]:
+        """``llama-server``'s own command line, listening on ``host:port``."""
         return [
-            self.python, "-m", module,
-            "--model", str(self.model_path),
-            "--model_alias", self.model,
-            "--host", self.host,
-            "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.n_threads),
-            "--n_threads_batch", str(self.n_threads),
-            "--chat_format", self.chat_format,
-            # upstream's default aborts a streaming reply whenever another request arrives;
-            # a benchmark must queue concurrent requests instead
-            "--interrupt_requests", "False",
+            str(self.binary), "-m", str(self.model_path), "--alias", self.model,
+            "--host", host, "--port", str(port),
+            "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots),
+            "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads),
+            "--metrics", "--jinja", "--chat-template-file", str(TOOLS_TEMPLATE), "--no-ui",
             *self.extra_args,
         ]  # fmt: skip
 
@@ -259,7 +300,6 @@ class LlamaServer:
                 "choose another --port or omit it to pick a free one"
             )
         t0 = time.perf_counter()
-        self._start_sysinfo()
         attempts = 1 if self.requested_port is not None else 3
         for attempt in range(attempts):
             self.port = self.requested_port or free_port(self.host)
@@ -275,17 +315,8 @@ class LlamaServer:
         return self
 
     def _check_installed(self) -> None:
-        if self.python != sys.executable:
-            return  # checked by the child itself; its stderr tail explains a failure
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise EndpointStartError(
-                f"llama-cpp-python is not installed for {sys.executable}; {INSTALL_HINT}"
-            )
-        missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
-        if missing:
-            raise EndpointStartError(
-                f"llama-cpp-python's server needs {', '.join(missing)}; {INSTALL_HINT}"
-            )
+        if self.binary is None or not self.binary.is_file():
+            raise EndpointStartError(f"llama.cpp's llama-server is not built; {HINT}")
 
     def _open_log(self, append: bool = False) -> Any:
         """The file the child writes to; a temp file is unlinked at once (nothing to leak)."""
@@ -314,13 +345,14 @@ class LlamaServer:
                 atexit.register(_stop_all)
                 _ATEXIT_DONE = True
         env = dict(os.environ)
-        env.pop("HOST", None)  # llama_cpp.server lets $HOST/$PORT override --host/--port
+        env.pop("HOST", None)  # never let $HOST/$PORT reach a server that reads them
         env.pop("PORT", None)
         env.setdefault("PYTHONUNBUFFERED", "1")
         for key, value in CHILD_ENV_DEFAULTS.items():
             env.setdefault(key, value)
         env[PARENT_PID_ENV] = str(os.getpid())
-        if self.chat_format in _OWN_FORMATS:  # the launcher lives in this package
+        if self.tool_routing:  # the routing proxy lives in this package
+            self.upstream_port = free_port("127.0.0.1")
             path = env.get("PYTHONPATH")
             env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + path if path else "")
         with self._open_log(append_log) as log:
@@ -387,7 +419,6 @@ class LlamaServer:
     def _stop_child(self, grace_s: float | None) -> None:
         proc, self._proc = self._proc, None
         _LIVE.discard(self)
-        self._reap_sysinfo(kill=True)
         if proc is None:
             return
         grace = self.stop_grace_s if grace_s is None else grace_s
@@ -483,49 +514,6 @@ class LlamaServer:
         return _tail(self._log_fd, lines)
 
     # -- description --------------------------------------------------------------------------
-    def _start_sysinfo(self) -> None:
-        if self._sysinfo is not None or self._sysinfo_proc is not None:
-            return
-        code = (
-            "import sys, llama_cpp\n"
-            "s = llama_cpp.llama_print_system_info()\n"
-            "sys.stdout.write(s.decode('utf-8', 'replace') if isinstance(s, bytes) else str(s))\n"
-        )
-        try:
-            self._sysinfo_proc = spawn(
-                [self.python, "-c", code],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except OSError:
-            self._sysinfo = ""
-
-    def _reap_sysinfo(self, kill: bool = False, timeout_s: float = 30.0) -> None:
-        proc, self._sysinfo_proc = self._sysinfo_proc, None
-        if proc is None:
-            return
-        if kill and proc.poll() is None:
-            proc.kill()
-        try:
-            out, _ = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-        if proc.returncode == 0:
-            self._sysinfo = out.decode("utf-8", "replace").strip()
-        elif self._sysinfo is None and not kill:
-            self._sysinfo = ""
-
-    def system_info(self) -> str:
-        """``llama_cpp.llama_print_system_info()`` of the server's interpreter (cached)."""
-        if self._sysinfo is None:
-            if self._sysinfo_proc is None:
-                self._start_sysinfo()
-            self._reap_sysinfo()
-        return self._sysinfo or ""
-
     def model_sha256(self) -> str:
         if self._sha256 is None:
             path = self.model_path or locate_model(self._model_arg)
@@ -536,21 +524,26 @@ class LlamaServer:
         """What was served and how: recorded in a run's summary."""
         path = self.model_path or locate_model(self._model_arg)
         try:
-            version = importlib.metadata.version("llama_cpp_python")
+            wheel = importlib.metadata.version("llama_cpp_python")
         except importlib.metadata.PackageNotFoundError:
-            version = None
+            wheel = None
+        routing = "agentic_bench.endpoint.routing_proxy + " if self.tool_routing else ""
         return {
-            "kind": "embedded",
-            "server": "llama_cpp.server (llama-cpp-python)",
-            "launcher": _OWN_FORMATS.get(self.chat_format, "llama_cpp.server"),
-            "llama_cpp_python": version,
-            "system_info": self.system_info(),
+            "kind": "llama-server",
+            "server": f"llama-server (llama.cpp from llama-cpp-python {LLAMA_CPP_VERSION})",
+            "launcher": routing + "llama-server",
+            "llama_cpp_python": wheel,  # the wheel built from the same compile (inproc's)
+            "binary": str(self.binary),
+            "chat_template": TOOLS_TEMPLATE.name,
+            "tool_routing": ("routing_proxy: a message or a named call, grammar-chosen "
+                             "(docs/embedded-endpoint.md)") if self.tool_routing else None,
             "model": self.model,
             "model_path": str(path),
             "model_file": path.name,
             "model_size_bytes": path.stat().st_size,
             "model_sha256": self.model_sha256(),
             "base_url": self.base_url if self.port is not None else None,
+            "metrics_urls": [self.metrics_url, self.slots_url] if self.port else [],
             "pid": self.pid,
             "start_seconds": self.start_seconds,
             "restarts": self.restarts,  # the live list: crashes seen until the run ends
@@ -558,10 +551,10 @@ class LlamaServer:
             "flags": {
                 "host": self.host,
                 "port": self.port,
-                "n_ctx": self.n_ctx,
                 "n_threads": self.n_threads,
-                "n_threads_batch": self.n_threads,
-                "chat_format": self.chat_format,
+                "slots": self.slots,
+                "ctx_size": self.n_ctx * self.slots,
+                "ctx_per_slot": self.n_ctx,
                 "model_alias": self.model,
                 "extra_args": list(self.extra_args),
                 "env": {k: os.environ.get(k, v) for k, v in CHILD_ENV_DEFAULTS.items()},

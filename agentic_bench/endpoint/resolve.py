@@ -1,13 +1,14 @@
-"""Turn ``--endpoint`` into a ready transport: a URL, ``embedded``, ``llama-server``,
-``llama-cpp-python`` or ``inproc``.
+"""Turn ``--endpoint`` into a ready transport: a URL, ``embedded`` (= ``llama-server``) or
+``inproc``.
 
 ``embedded`` starts the packaged model on llama.cpp's ``llama-server`` — with our tool-call
-routing in front (:mod:`.routing_proxy`) when the workload needs tool calls, on llama-cpp-python's
-server when ``llama-server`` is not built (:func:`choose_embedded`) — on a free loopback port,
-restarts it if it crashes, and stops it when the block exits, whatever happens; ``inproc`` calls
-the same model
-through ``llama_cpp.Llama`` in this process (no HTTP). A URL is checked before the run:
-unreachable, rejected key and unknown model are usage errors (exit 2) and nothing is sent.
+routing in front (:mod:`.routing_proxy`) when the workload needs tool calls — on a free loopback
+port, restarts it if it crashes, and stops it when the block exits, whatever happens; a missing
+``llama-server`` binary is an :class:`EndpointError` that says how to build it. ``inproc`` calls
+the same model through ``llama_cpp.Llama`` in this process (no HTTP, no tool calls). A URL is
+checked before the run: unreachable, rejected key and unknown model are usage errors (exit 2)
+and nothing is sent. ``llama-cpp-python`` (its server with our chat-format shim) was removed on
+2026-12-06: ``options.common.REMOVED_ENDPOINTS`` says what to use instead.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 
 from agentic_bench.errors import EndpointError
+from agentic_bench.options.common import REMOVED_ENDPOINTS
 
 if TYPE_CHECKING:
     from agentic_bench.endpoint.llama_server import LlamaServer
@@ -68,34 +70,35 @@ async def preflight(client: HttpChatClient, model: str | None) -> str:
     return model
 
 
+def refuse_removed_endpoint(spec: str) -> None:
+    """A removed ``--endpoint`` value is an :class:`EndpointError` naming what replaces it."""
+    if spec in REMOVED_ENDPOINTS:
+        raise EndpointError(f"--endpoint {REMOVED_ENDPOINTS[spec]}")
+
+
 def _embedded_server(spec: str, tool_routing: bool, server_log: Path | None,
                      slots: int) -> LlamaServer | None:
     """The server ``spec`` starts (None for a URL), its start announced on stderr."""
+    refuse_removed_endpoint(spec)
+    if spec not in ("embedded", "llama-server"):
+        return None
+    from agentic_bench.endpoint.llama_server import HINT, LlamaServer, find_binary
+
+    if find_binary() is None:
+        raise EndpointError(f"--endpoint {spec} needs llama.cpp's llama-server, which is not "
+                            f"built: {HINT}")
     if spec == "embedded":
-        from agentic_bench.endpoint.llama_cpp_server import choose_embedded
-
-        spec, why = choose_embedded(tool_routing)
-        print(f"endpoint: embedded = {spec} ({why})", file=sys.stderr, flush=True)
-    if spec == "llama-server":
-        from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
-
-        cpp = LlamaCppServer(log_path=server_log, append_log=True, slots=slots,
-                             tool_routing=tool_routing)
-        slots_text = f"{cpp.slots} slot{'s' if cpp.slots != 1 else ''}"
-        routing = ", our tool-call routing in front" if tool_routing else ""
-        print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
-              f"{slots_text} x {cpp.n_ctx:,} tokens, {cpp.n_threads} threads{routing}); pass "
-              "--endpoint URL to measure your own server", file=sys.stderr, flush=True)
-        return cpp
-    if spec == "llama-cpp-python":
-        from agentic_bench.endpoint.llama_server import LlamaServer
-
-        server = LlamaServer(log_path=server_log, append_log=True)
-        print("endpoint: starting llama-cpp-python's server with our tool-call routing "
-              f"(packaged SmolLM2-135M, {server.n_threads} threads); pass --endpoint URL to "
-              "measure your own server", file=sys.stderr, flush=True)
-        return server
-    return None
+        why = ("the model is to call tools: our routing in front (a message or a named call, "
+               "grammar-chosen)" if tool_routing else "a slot per stream, /metrics")
+        print(f"endpoint: embedded = llama-server ({why})", file=sys.stderr, flush=True)
+    server = LlamaServer(log_path=server_log, append_log=True, slots=slots,
+                         tool_routing=tool_routing)
+    slots_text = f"{server.slots} slot{'s' if server.slots != 1 else ''}"
+    routing = ", our tool-call routing in front" if tool_routing else ""
+    print(f"endpoint: starting llama.cpp's llama-server (packaged SmolLM2-135M, "
+          f"{slots_text} x {server.n_ctx:,} tokens, {server.n_threads} threads{routing}); pass "
+          "--endpoint URL to measure your own server", file=sys.stderr, flush=True)
+    return server
 
 
 @contextlib.asynccontextmanager
@@ -107,11 +110,14 @@ async def open_endpoint(
 ) -> AsyncIterator[Endpoint]:
     """``server_log``: where the embedded server writes its log (appended; default: nowhere
     once the run ends). ``slots``: ``llama-server``'s parallel slots (the run's streams).
-    ``tool_routing``: the workload needs the model to make tool calls (``llama-server``, the
-    ``embedded`` default, then gets our routing in front: :func:`choose_embedded`).
+    ``tool_routing``: the workload needs the model to make tool calls (``llama-server`` then
+    gets our routing in front; ``inproc`` is refused: it makes none).
     ``transport_kind``: the run's ``--transport`` (None: $AGENTIC_BENCH_TRANSPORT, then raw)."""
     if spec == "inproc":
-        from agentic_bench.endpoint.inproc import InprocChatClient
+        from agentic_bench.endpoint.inproc import NO_TOOL_CALLS, InprocChatClient
+
+        if tool_routing:
+            raise EndpointError(f"--endpoint inproc: {NO_TOOL_CALLS}")
 
         inproc = await asyncio.to_thread(InprocChatClient)
         try:

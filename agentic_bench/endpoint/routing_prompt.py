@@ -1,12 +1,12 @@
 """The prompt of our tool-call routing, in plain Python (no Jinja, no llama-cpp-python).
 
-The same text as :data:`.chatml_tools.TEMPLATE` renders (llama-cpp-python's
-``chatml-function-calling`` prompt plus a ``tool`` role): ChatML turns; with tools, the system
-message lists each as ``functions.<name>:`` and its parameters' JSON, and says a reply begins
-with ``message:`` or ``functions.<name>:``; a recorded assistant call is rendered that way too.
-``tests/unit/endpoint/test_routing_prompt.py`` checks it is character for character what the
-Jinja template gives, so the routing on ``llama-server`` (:mod:`.tool_routing`) sees the prompt
-the llama-cpp-python shim measured with.
+The prompt format of llama-cpp-python's ``chatml-function-calling`` chat format plus a ``tool``
+role: ChatML turns; with tools, the system message lists each as ``functions.<name>:`` and its
+parameters' JSON, and says a reply begins with ``message:`` or ``functions.<name>:``; a
+recorded assistant call is rendered that way too. Until 2026-12-06 our llama-cpp-python shim
+rendered the same text from a Jinja template (checked character for character), so the routing
+on ``llama-server`` (:mod:`.tool_routing`) sees the prompt the shim measured with;
+``tests/unit/endpoint/test_routing_prompt.py`` keeps that text fixed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
-# the shim's instructions after the function list (chatml_tools.TEMPLATE renders the same text)
+# the instructions after the function list (as llama-cpp-python's chatml-function-calling)
 FORMAT_HELP = (
     "\n\nYou can respond to users messages with either a single message or one or more function"
     " calls."

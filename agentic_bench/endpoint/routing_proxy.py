@@ -7,7 +7,7 @@ answered by :class:`.tool_routing.RoutedReply` through llama-server's ``/complet
 other request (chat without tools, ``/v1/models``, ``/metrics``, ``/slots``, ``/tokenize``, ...)
 is passed through to llama-server unchanged, streamed both ways.
 
-Lifecycle: it is :class:`.llama_cpp_server.LlamaCppServer`'s child (its own session, PDEATHSIG);
+Lifecycle: it is :class:`.llama_server.LlamaServer`'s child (its own session, PDEATHSIG);
 llama-server is forked from this process's main thread with PDEATHSIG too and shares its process
 group, so a SIGTERM to the group or this process's death stops both. When llama-server exits on
 its own this process exits the same way (the same signal, or its exit code), so the supervisor

@@ -3,7 +3,7 @@
 Through ``llama-server``'s own tool calling the 135M model writes a tool call in 1 reply of 50
 BFCL samples: llama.cpp's lazy grammar waits for a ``<tool_call>`` the model does not write
 (benchmarks/results/agentic-edge/llama-server-vs-shim/). This module gives ``llama-server`` the
-routing of our llama-cpp-python handler (:mod:`.chatml_tools`), as a sequence of raw
+routing our llama-cpp-python chat-format shim had (removed on 2026-12-06), as a sequence of raw
 ``/completion`` requests on the same prompt, each with a grammar of ours:
 
 1. the prompt is :func:`.routing_prompt.render_routing_prompt`'s (the tools listed under
@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from agentic_bench.endpoint.routing_prompt import IM_END, render_routing_prompt
 
-MAX_TOOL_CALLS = 8  # as the llama-cpp-python handler (.chatml_tools)
+MAX_TOOL_CALLS = 8  # as the llama-cpp-python shim had
 
 ANY_OBJECT: dict[str, Any] = {"type": "object"}
 # OpenAI request fields passed to llama-server's /completion under the same name
@@ -256,7 +256,7 @@ class RoutedReply:
 
     async def _next_call(self, prompt: str) -> str | None:
         """Another call, or the end? A free greedy peek first (a grammar offering the end as
-        text made this model repeat the same call, :mod:`.chatml_tools`)."""
+        text made this model repeat the same call, in the llama-cpp-python shim)."""
         peek = await self.upstream.complete({"prompt": prompt, "temperature": 0.0,
                                              "n_predict": 3, "stop": [IM_END],
                                              "cache_prompt": True})

@@ -34,6 +34,15 @@ SCENARIO_CHOICES: tuple[str, ...] = Scenario.__args__  # type: ignore[attr-defin
 ENDPOINT, LOAD, LOADGEN = "endpoint", "load", \
     "MLPerf LoadGen (optional: pip install 'agentic-serving-bench[loadgen]')"
 REPLAY, OUTPUT = "replay", "verdict and output"
+# --endpoint values that are gone, and what replaces them (also refused by endpoint.resolve)
+REMOVED_ENDPOINTS = {
+    "llama-cpp-python": (
+        "'llama-cpp-python' was removed on 2026-12-06 with llama-cpp-python's server and our "
+        "chat-format shim for it (BFCL, 50 samples: 8/50 right, llama-server with our "
+        "tool-call routing 9/50); use --endpoint embedded (= llama-server, our routing in front "
+        "when the model makes tool calls), --endpoint inproc (the model in-process, no HTTP) "
+        "or --endpoint URL"),
+}
 
 
 class CommonOptions(OptionsModel):
@@ -42,14 +51,14 @@ class CommonOptions(OptionsModel):
     identity_default: ClassVar[bool] = False
 
     endpoint: str = option(
-        "embedded", metavar="URL|embedded|llama-server|llama-cpp-python|inproc", group=ENDPOINT,
+        "embedded", metavar="URL|embedded|llama-server|inproc", group=ENDPOINT,
         identity=True, redact=True,
         help="OpenAI-compatible base URL (http://host:port/v1; /v1 is added when missing), "
         "'embedded' (default: the packaged model on llama.cpp's own llama-server, a slot per "
         "stream, /metrics scraped — with our tool-call routing in front when the model is to "
-        "make tool calls: agentic-edge's native tool mode), 'llama-server' (the same), "
-        "'llama-cpp-python' (its server with our routing shim), or 'inproc' (the model "
-        "in-process, no HTTP); docs/embedded-endpoint.md")
+        "make tool calls: agentic-edge's native tool mode), 'llama-server' (the same), or "
+        "'inproc' (the model in-process, no HTTP, no tool calls); 'llama-cpp-python' was "
+        "removed on 2026-12-06; docs/embedded-endpoint.md")
     model: str | None = option(None, group=ENDPOINT, identity=True,
                                help="model name to request (default: the first one the "
                                "endpoint lists)")
@@ -296,6 +305,13 @@ class CommonOptions(OptionsModel):
     def _resolution(cls, value: float | None) -> float | None:
         if value is not None and not value > 0:
             raise ValueError(f"{value}: expected > 0")
+        return value
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str) -> str:
+        if value in REMOVED_ENDPOINTS:
+            raise ValueError(REMOVED_ENDPOINTS[value])
         return value
 
     @field_validator("server_metrics")

@@ -9,7 +9,7 @@ generated from these declarations. :class:`EndpointOptions` — where the served
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, field_validator
 
@@ -180,32 +180,34 @@ class RecordOptions(EndpointOptions):
         return value
 
 
+# ``serve`` flags that are gone (with llama-cpp-python's server), refused by name
+REMOVED_SERVE_FLAGS = ("--server", "--chat-format")
+REMOVED_SERVER = (
+    "was removed on 2026-12-06 with llama-cpp-python's server and our chat-format shim for it "
+    "(BFCL, 50 samples: 8/50 right, llama-server with our tool-call routing 9/50): `agentic-bench "
+    "serve` runs llama.cpp's llama-server, with our tool-call routing in front "
+    "(--no-tool-routing: llama-server alone); drop the flag")
+
+
 class ServeOptions(EndpointOptions):
-    """``agentic-bench serve``: the packaged model on llama-cpp-python's server (with our
-    tool-call routing) or on llama.cpp's own ``llama-server``."""
+    """``agentic-bench serve``: the packaged model on llama.cpp's ``llama-server``, with our
+    tool-call routing in front."""
 
     option_group: ClassVar[str] = "server"
     description: ClassVar[str] = (
-        "Start a server with the packaged SmolLM2-135M-Instruct GGUF — llama-cpp-python's with "
-        "our tool-call routing (default), or llama.cpp's own llama-server (--server "
-        "llama-server: --slots parallel slots, /metrics) — print its base URL, and serve until "
-        "SIGINT/SIGTERM (docs/embedded-endpoint.md).")
+        "Start llama.cpp's llama-server with the packaged SmolLM2-135M-Instruct GGUF (--slots "
+        "parallel slots, /metrics) behind our tool-call routing proxy (requests with tools get "
+        "a message or a named call, grammar-chosen; every other request passes through) — "
+        "print its base URL, and serve until SIGINT/SIGTERM (docs/embedded-endpoint.md).")
 
-    server: Literal["llama-cpp-python", "llama-server"] = option(
-        "llama-cpp-python",
-        help="llama-cpp-python (default: our tool-call routing, one request at a time) or "
-        "llama-server (llama.cpp's own, built by `make install`)")
+    no_tool_routing: bool = option(
+        False, help="serve llama-server alone, without our tool-call routing in front (its own "
+        "tool calling: 1 call in 50 BFCL replies of this model)")
     slots: int = option(1, metavar="N",
-                        help="llama-server: parallel slots, each with the whole --ctx "
-                        "(default 1)")
+                        help="parallel slots, each with the whole --ctx (default 1)")
     ctx: int | None = option(None, metavar="N",
-                             help="context size (per slot for llama-server; default 4096 for "
-                             "llama-cpp-python, the model's 8192 for llama-server)")
+                             help="context size per slot (default: the model's 8192)")
     threads: int | None = option(None, metavar="N", help="threads (default: min(4, CPUs))")
-    chat_format: str | None = option(
-        None, metavar="NAME",
-        help="llama-cpp-python chat format (default: chatml-function-calling-stream, see "
-        "docs/embedded-endpoint.md)")
     log: Path | None = option(None, metavar="FILE",
                               help="also keep the server's output in this file")
 

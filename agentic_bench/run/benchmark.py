@@ -162,7 +162,7 @@ def _local(endpoint: Endpoint) -> bool:
     """Whether the endpoint's server runs on this machine (its GPUs are ours to read)."""
     from urllib.parse import urlsplit
 
-    if endpoint.kind in ("embedded", "inproc", "llama-server", "llama-cpp-python"):
+    if endpoint.kind in ("embedded", "inproc", "llama-server"):
         return True
     host = urlsplit(endpoint.target).hostname or ""
     return host in ("localhost", "::1") or host.startswith("127.")

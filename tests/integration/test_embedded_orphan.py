@@ -1,17 +1,17 @@
 """#42 item 11: no embedded server outlives a SIGKILLed harness.
 
-A real ``agentic-bench replay`` starts the embedded server (llama.cpp's ``llama-server``, or
-llama-cpp-python's with our routing) from a worker thread (``asyncio.to_thread``); the harness is
-then SIGKILLed — no ``atexit``, no ``finally`` — and the server must be gone, its port closed,
-within a few seconds. The same after a crash restart, which the supervisor's thread does. Before
-the fix the ``llama-server`` child kept listening (it got no parent-death signal off the main
-thread). Skipped (with the reason) when the binary, llama-cpp-python or the model is missing.
+A real ``agentic-bench replay`` starts the embedded server (llama.cpp's ``llama-server``; the
+llama-cpp-python server this also covered was removed on 2026-12-06) from a worker thread
+(``asyncio.to_thread``); the harness is then SIGKILLed — no ``atexit``, no ``finally`` — and the
+server must be gone, its port closed, within a few seconds. The same after a crash restart, which
+the supervisor's thread does. Before the fix the ``llama-server`` child kept listening (it got no
+parent-death signal off the main thread). Skipped (with the reason) when the binary or the model is
+missing.
 """
 
 from __future__ import annotations
 
 import errno
-import importlib.util
 import os
 import re
 import signal
@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_bench.endpoint.llama_cpp_server import HINT, find_binary
-from agentic_bench.endpoint.llama_server import port_is_free
+from agentic_bench.endpoint.llama_server import HINT, find_binary, port_is_free
 from agentic_bench.endpoint.model_file import locate_model
 from agentic_bench.errors import EndpointStartError
 
@@ -40,11 +39,6 @@ except EndpointStartError as exc:
 LLAMA_SERVER = pytest.param(
     "llama-server", id="llama-server",
     marks=pytest.mark.skipif(find_binary() is None, reason=f"no llama-server here: {HINT}"))
-LLAMA_CPP_PYTHON = pytest.param(
-    "llama-cpp-python", id="llama-cpp-python",
-    marks=pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
-                             reason="llama-cpp-python is not installed "
-                                    "(scripts/install_llama.sh .venv/bin/pip)"))
 GONE_WITHIN_S = 5.0
 
 
@@ -56,7 +50,7 @@ def alive(pid: int) -> bool:
 
 
 def server_children(parent: int) -> list[int]:
-    """The harness's children that serve the model (``-m``/``--model`` on their command line),
+    """The harness's children that serve the model (``-m`` on their command line),
     whichever of its threads forked them."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -67,7 +61,7 @@ def server_children(parent: int) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == parent and (b"-m" in argv or b"--model" in argv):
+        if ppid == parent and b"-m" in argv:
             found.append(int(entry.name))
     return found
 
@@ -88,7 +82,7 @@ def refused(port: int) -> bool:
 
 
 @pytest.mark.parametrize("crash_first", [False, True], ids=["started", "restarted"])
-@pytest.mark.parametrize("endpoint", [LLAMA_SERVER, LLAMA_CPP_PYTHON])
+@pytest.mark.parametrize("endpoint", [LLAMA_SERVER])
 def test_the_server_dies_with_a_sigkilled_harness(tmp_path: Path, endpoint: str,
                                                   crash_first: bool) -> None:
     log = tmp_path / "harness.stderr"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.endpoint.llama_cpp_server import HINT, LlamaCppServer, find_binary
+from agentic_bench.endpoint.llama_server import HINT, LlamaServer, find_binary
 from agentic_bench.transport.choose import make_chat_client
 from agentic_bench.transport.result import ChatResult
 
@@ -29,8 +29,8 @@ ASK = {"model": "smollm2", "temperature": 0, "max_tokens": 64, "tools": [WEATHER
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LlamaCppServer]:
-    srv = LlamaCppServer(slots=1, tool_routing=True, start_timeout_s=120)
+def server() -> Iterator[LlamaServer]:
+    srv = LlamaServer(slots=1, tool_routing=True, start_timeout_s=120)
     with srv:
         yield srv
 
@@ -53,7 +53,7 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return dict(json.loads(resp.read()))
 
 
-def test_a_tool_call_comes_back_structured(server: LlamaCppServer) -> None:
+def test_a_tool_call_comes_back_structured(server: LlamaServer) -> None:
     result = _chat(server.base_url, {**ASK, "stream_options": {"include_usage": True}})
     assert result.ok, result.error
     assert [c["name"] for c in result.tool_calls] == ["get_weather"]
@@ -66,7 +66,7 @@ def test_a_tool_call_comes_back_structured(server: LlamaCppServer) -> None:
     assert reply["usage"]["prompt_tokens_details"]["cached_tokens"] > 100  # the same prompt
 
 
-def test_other_requests_pass_through_to_llama_server(server: LlamaCppServer) -> None:
+def test_other_requests_pass_through_to_llama_server(server: LlamaServer) -> None:
     reply = _post(f"{server.base_url}/chat/completions", {
         "model": "smollm2", "max_tokens": 4, "temperature": 0,
         "messages": [{"role": "user", "content": "Say hi."}]})
@@ -76,7 +76,7 @@ def test_other_requests_pass_through_to_llama_server(server: LlamaCppServer) -> 
     assert server.info()["tool_routing"] and server.upstream_port != server.port
 
 
-def test_a_crashed_llama_server_is_restarted_with_the_proxy(server: LlamaCppServer) -> None:
+def test_a_crashed_llama_server_is_restarted_with_the_proxy(server: LlamaServer) -> None:
     server.supervise(interval_s=0.1)
     proxy_pid = server.pid
     assert proxy_pid is not None
@@ -103,8 +103,8 @@ def test_a_sigkilled_harness_leaves_neither_proxy_nor_llama_server() -> None:
     import sys
 
     script = ("import sys, time\n"
-              "from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer\n"
-              "srv = LlamaCppServer(tool_routing=True).start()\n"
+              "from agentic_bench.endpoint.llama_server import LlamaServer\n"
+              "srv = LlamaServer(tool_routing=True).start()\n"
               "print(srv.pid, flush=True)\n"
               "time.sleep(600)\n")
     harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from agentic_bench.endpoint.llama_server import HINT, find_binary
+
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 TAU2_INSTALLED = any(ep.name == "tau2-airline"
@@ -185,8 +187,7 @@ def test_tau2_airline_quick_on_the_simulator(sim_factory, cli, tmp_path: Path) -
 @needs_tau2
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
-                    reason="llama-cpp-python is not installed")
+@pytest.mark.skipif(find_binary() is None, reason=f"no llama-server here: {HINT}")
 def test_tau2_airline_quick_on_the_embedded_endpoint(cli, tmp_path: Path) -> None:
     out = tmp_path / "run"
     res = cli("run", "tau2-airline", "--quick", "--out", str(out), "--quiet", timeout=1400)

@@ -1,7 +1,7 @@
 """rag-e2e for real: HotpotQA quick corpus, MiniLM embeddings, FAISS HNSW, the LangGraph flow.
 
 Against the latency simulator (always) and the embedded llama.cpp endpoint (skipped, with the
-reason, when llama-cpp-python or the model is missing). A recorded run's trace replayed with
+reason, when the llama-server binary or the model is missing). A recorded run's trace replayed with
 recorded history issues exactly as many LLM calls as the run made. The quick index is cached
 in ~/.cache/agentic-bench/rag (or $AGENTIC_BENCH_RAG_CACHE), so only the first run embeds.
 """
@@ -164,8 +164,10 @@ def test_grading_on_its_own_endpoint(sim_factory: Callable[..., Any], tmp_path: 
 
 
 def _embedded_reason() -> str | None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed (scripts/install_llama.sh .venv/bin/pip)"
+    from agentic_bench.endpoint.llama_server import HINT, find_binary
+
+    if find_binary() is None:
+        return f"no llama-server here: {HINT}"
     try:
         from agentic_bench.endpoint.model_file import locate_model
 
@@ -185,10 +187,9 @@ def test_quick_on_embedded_endpoint(tmp_path: Path, cli: Callable[..., Any]) -> 
     summary = run_task(*small, "--endpoint", "embedded", "--out", str(tmp_path / "run"),
                        "--record-trace", str(trace))
     check_summary(summary, 1)
-    from agentic_bench.endpoint.llama_cpp_server import find_binary
-
-    # #34: E2E-RAG makes no tool calls, so the embedded endpoint is llama.cpp's llama-server
-    assert summary["endpoint"]["kind"] == ("llama-server" if find_binary() else "embedded")
+    # #34, #45 item 4: the embedded endpoint is llama.cpp's llama-server (no tool calls here:
+    # no routing proxy)
+    assert summary["endpoint"]["kind"] == "llama-server" and not summary["endpoint"]["tool_routing"]
     calls = llm_calls(tmp_path / "run" / "records.jsonl")
     replay = cli("replay", str(trace), "--endpoint", "embedded", "--history", "recorded",
                  "--out", str(tmp_path / "replay"), "--quiet")

@@ -14,8 +14,9 @@ sample (already scored as the empty reply) is answered; their turn and session a
 The old values stay in each changed record under ``rescored``. A request where something did
 arrive cannot be re-scored (the records keep no reply text of a failed request): it is left as
 it was and counted. The old code stopped reading at the event, so a frame after it is not
-known from the records; with the embedded server none follows but ``[DONE]`` (llama-cpp-python
-``server/app.py``: the handler's event, then ``[DONE]``).
+known from the records; with the embedded server of those runs none follows but ``[DONE]``
+(llama-cpp-python ``server/app.py``: the handler's event, then ``[DONE]``; that server was
+removed from the embedded endpoint on 2026-12-06, its records stay re-scorable).
 
 Run ``python -m agentic_bench.tasks.agentic_edge.rescore_stream_errors RUN_DIR``, then
 ``agentic-bench report RUN_DIR`` (summary, gates and MLPerf's artifacts from the records).

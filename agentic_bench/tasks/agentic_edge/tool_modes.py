@@ -13,10 +13,10 @@ reply parser into BFCL's decoded form. Keys each mode sends:
     ``messages`` with a system prompt listing the functions (JSON) and the answer format, and a
     ``response_format`` constraining the reply to ``{"tool_calls": [{"name": <enum of function
     names>, "arguments": {...}}]}``. Two ``response_format`` styles: ``"json_object"`` (default) —
-    ``{"type": "json_object", "schema": S}``, accepted by llama-cpp-python's server and llama.cpp's
-    ``llama-server``; ``"json_schema"`` — ``{"type": "json_schema", "json_schema": {"name":
-    "function_calls", "schema": S, "strict": false}}`` for OpenAI, vLLM, SGLang and llama-server
-    (llama-cpp-python rejects that type). No ``tools`` are sent.
+    ``{"type": "json_object", "schema": S}``, accepted by llama.cpp's ``llama-server`` (the embedded
+    endpoint) and llama-cpp-python's server; ``"json_schema"`` — ``{"type": "json_schema",
+    "json_schema": {"name": "function_calls", "schema": S, "strict": false}}`` for OpenAI, vLLM,
+    SGLang and llama-server (llama-cpp-python rejects that type). No ``tools`` are sent.
 ``prompt``
     ``messages`` with BFCL's default prompting system prompt
     (``system_prompt_pre_processing_chat_model``: Python call-list format, functions as JSON), no

@@ -177,7 +177,7 @@ def load_perf_cache(path: Path | None) -> PerfCache | None:
     return cache
 
 
-LOCAL_ENDPOINTS = ("embedded", "inproc", "llama-server", "llama-cpp-python")
+LOCAL_ENDPOINTS = ("embedded", "inproc", "llama-server")
 
 
 def grade_concurrency(args: Any) -> int:

@@ -1,4 +1,4 @@
-"""Fixtures for the endpoint unit tests: a fake server "python" and a fake GGUF file."""
+"""Fixtures for the endpoint unit tests: a fake ``llama-server`` binary and a fake GGUF file."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ FAKE_SERVER = Path(__file__).with_name("fake_llama_server.py")
 
 
 @pytest.fixture
-def fake_python(tmp_path: Path) -> str:
-    """An executable that behaves like ``python -m llama_cpp.server`` for LlamaServer."""
-    script = tmp_path / "fake-python"
+def fake_binary(tmp_path: Path) -> str:
+    """An executable that behaves like ``llama-server`` for LlamaServer."""
+    script = tmp_path / "fake-llama-server"
     script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SERVER}" "$@"\n')
     script.chmod(0o755)
     return str(script)

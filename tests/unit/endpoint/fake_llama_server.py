@@ -1,9 +1,8 @@
-"""A stand-in for ``python -m llama_cpp.server``: answers GET /v1/models on --host/--port.
+"""A stand-in for ``llama-server``: answers GET /v1/models on --host/--port.
 
-Invoked through a generated "python" wrapper as ``fake -m MODULE --model ... --port P ...``.
+Invoked through a generated wrapper as ``fake -m MODEL --alias ... --port P ...``.
 Behaviour switches (environment): FAKE_EXIT=<code> exits at once after writing to stderr;
 FAKE_IGNORE_TERM=1 ignores SIGTERM; FAKE_DELAY_S=<s> waits before listening.
-``fake -c CODE`` (the system-info probe) prints a line and exits.
 """
 
 from __future__ import annotations
@@ -31,9 +30,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["-c"]:
-        print("FAKE SYSTEM INFO")
-        return
     parser = argparse.ArgumentParser()
     parser.add_argument("-m")
     parser.add_argument("--host", default="127.0.0.1")
@@ -42,10 +38,6 @@ def main() -> None:
     if "FAKE_EXIT" in os.environ:
         print("fake server: something went wrong at start-up", file=sys.stderr, flush=True)
         sys.exit(int(os.environ["FAKE_EXIT"]))
-    if args.m == "agentic_bench.endpoint.chatml_tools":  # what the real launcher does
-        from agentic_bench.endpoint.llama_server import watch_parent_from_env
-
-        watch_parent_from_env(interval_s=0.1)
     if os.environ.get("FAKE_IGNORE_TERM"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))

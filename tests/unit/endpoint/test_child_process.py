@@ -2,8 +2,8 @@
 
 PR_SET_PDEATHSIG follows the thread that forked; ``child_process.spawn`` forks on a thread that
 lives as long as the process. The harness here is a ``python -c`` subprocess that is SIGKILLed.
-LlamaServer runs the fake server (conftest.py) with an upstream chat format, so the launcher's own
-parent watch does not run: only the parent-death signal can stop it (llama-server's case).
+LlamaServer runs the fake ``llama-server`` (conftest.py) without the routing proxy, so no parent
+watch runs: only the parent-death signal can stop it.
 """
 
 from __future__ import annotations
@@ -85,13 +85,12 @@ def test_a_child_spawned_from_a_short_lived_thread_lives_until_the_harness_dies(
 
 @pytest.mark.parametrize("how", ["worker-thread", "restart"])
 def test_llama_server_started_or_restarted_off_the_main_thread_dies_with_the_harness(
-    fake_python: str, fake_model: Path, how: str
+    fake_binary: str, fake_model: Path, how: str
 ) -> None:
     code = (
         "import os, signal, threading, time\n"
         "from agentic_bench.endpoint.llama_server import LlamaServer\n"
-        f"s = LlamaServer({str(fake_model)!r}, python={fake_python!r},\n"
-        "                chat_format='chatml-function-calling')  # no launcher: no parent watch\n"
+        f"s = LlamaServer({str(fake_model)!r}, binary={fake_binary!r})  # no proxy: no watch\n"
         "t = threading.Thread(target=s.start); t.start(); t.join()  # as asyncio.to_thread\n"
         + ("s.supervise(interval_s=0.05); first = s.pid; os.kill(first, signal.SIGKILL)\n"
            "while not (s.restarts and s.restarts[0]['restart_s']): time.sleep(0.05)\n"

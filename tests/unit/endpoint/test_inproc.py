@@ -45,9 +45,6 @@ class FakeLlama:
             for word in ("Hello", " there", "!"):
                 time.sleep(self.delay_s)
                 yield chunk({"content": word})
-            if kwargs.get("tools"):
-                yield chunk({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-                             "function": {"name": "get_weather", "arguments": "{}"}}]})
             yield chunk({}, "stop")
             yield {**chunk({}), "choices": [],
                    "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
@@ -77,15 +74,28 @@ def test_completion_kwargs_match_server_defaults() -> None:
 def test_chat_fills_result_like_the_http_client(tmp_path: Path) -> None:
     llama = FakeLlama(delay_s=0.01)
     c = client(tmp_path, llama)
-    r = asyncio.run(c.chat({"messages": [{"role": "user", "content": "hi"}], "tools": [{}]}))
+    r = asyncio.run(c.chat({"messages": [{"role": "user", "content": "hi"}]}))
     assert r.ok and r.content == "Hello there!" and r.finish_reason == "stop"
-    assert r.tool_calls == [{"id": "c1", "name": "get_weather", "arguments": "{}"}]
+    assert r.tool_calls == []
     assert r.input_tokens == 7 and r.output_tokens == 3 and r.model == "smollm2"
     assert r.t_sent_ns < r.t_first_byte_ns < r.t_first_token_ns <= r.t_end_ns  # type: ignore[operator]
-    assert len(r.token_times_ns) == 4 and r.token_times_ns == sorted(r.token_times_ns)
+    assert len(r.token_times_ns) == 3 and r.token_times_ns == sorted(r.token_times_ns)
     assert r.token_times_ns[1] - r.token_times_ns[0] >= 5_000_000  # stamped as produced
-    assert r.http_status is None and r.chunks == 7
+    assert r.http_status is None and r.chunks == 6
     assert llama.calls[0]["model"] == "smollm2"
+
+
+def test_a_request_for_tool_calls_is_refused_as_a_server_would(tmp_path: Path) -> None:
+    """No shim since 2026-12-06: in-process, ``tools`` (``tool_choice`` not ``none``) is an
+    error reply that names ``--endpoint embedded``, and the model is not called."""
+    llama = FakeLlama()
+    c = client(tmp_path, llama)
+    ask = {"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]}
+    r = asyncio.run(c.chat(ask))
+    assert not r.ok and r.error_type == "http_status" and llama.calls == []
+    assert r.error is not None and "--endpoint embedded" in r.error
+    r = asyncio.run(c.chat({**ask, "tool_choice": "none"}))  # tools listed, none to be called
+    assert r.ok and r.content == "Hello there!" and len(llama.calls) == 1
 
 
 def test_requests_are_serialized(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def test_flags(tmp_path: Path) -> None:
         (8901, "0.0.0.0", 2048, 2)
     options = parse_command(ServeOptions, parse(["serve"]).rest, "serve")
     assert options.port is None and options.ctx is None and options.threads is None
-    assert options.server == "llama-cpp-python"
+    assert not options.no_tool_routing and options.slots == 1
     config = tmp_path / "serve.yaml"
     config.write_text("benchmark: serve\nctx: 1024\nport: 8902\n")
     options = parse_command(ServeOptions, ["--config", str(config), "--port", "8903"], "serve")
@@ -51,26 +51,47 @@ def test_module_imports_nothing_heavy() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
-def test_serve_runs_either_server(tmp_path: Path) -> None:
-    """``serve`` starts llama-cpp-python's server (the default, with our tool routing) or
-    llama.cpp's own (``--server llama-server --slots N``: the model's context per slot)."""
-    import pytest
-
+def test_serve_runs_llama_server_behind_the_routing(tmp_path: Path) -> None:
+    """``serve`` starts llama.cpp's ``llama-server`` (the model's context per slot, ``--slots``)
+    behind our tool-call routing; ``--no-tool-routing`` serves it alone."""
     from agentic_bench.cli.options_command import parse_command
-    from agentic_bench.endpoint.llama_cpp_server import LlamaCppServer
     from agentic_bench.endpoint.llama_server import LlamaServer
-    from agentic_bench.errors import ConfigError
     from agentic_bench.options.serving import ServeOptions
 
-    def server(*argv: str) -> object:
-        return serve_cmd._server(parse_command(ServeOptions, list(argv), "serve"))
+    def server(*argv: str) -> LlamaServer:
+        made = serve_cmd._server(parse_command(ServeOptions, list(argv), "serve"))
+        assert isinstance(made, LlamaServer)
+        return made
 
     default = server()
-    assert type(default) is LlamaServer and default.n_ctx == 4096
-    cpp = server("--server", "llama-server", "--slots", "3")
-    assert isinstance(cpp, LlamaCppServer) and cpp.slots == 3 and cpp.n_ctx == 8192
-    assert server("--server", "llama-server", "--ctx", "2048").n_ctx == 2048  # type: ignore[attr-defined]
-    with pytest.raises(ConfigError, match="--slots is llama-server's"):
-        server("--slots", "2")
-    with pytest.raises(ConfigError, match="--chat-format is llama-cpp-python's"):
-        server("--server", "llama-server", "--chat-format", "chatml")
+    assert default.n_ctx == 8192 and default.slots == 1 and default.tool_routing
+    three = server("--slots", "3", "--no-tool-routing")
+    assert three.slots == 3 and not three.tool_routing
+    assert server("--ctx", "2048", "--port", "8904").n_ctx == 2048
+
+
+def test_removed_server_and_chat_format_are_refused_with_what_to_use() -> None:
+    """An old ``serve`` command line gets a usage error naming the replacement, not a trace."""
+    import pytest
+
+    from agentic_bench.errors import ConfigError
+
+    def run(*argv: str) -> int:
+        return serve_cmd.run(parse(["serve", *argv]))
+
+    with pytest.raises(ConfigError, match=r"--server was removed on 2026-12-06.*llama-server") \
+            as caught:
+        run("--server", "llama-cpp-python")
+    assert "--no-tool-routing" in str(caught.value)
+    with pytest.raises(ConfigError, match="--server was removed"):
+        run("--port", "0", "--server=llama-server")
+    with pytest.raises(ConfigError, match="--chat-format was removed"):
+        run("--chat-format", "chatml")
+
+
+def test_old_serve_command_line_exits_2_with_the_message() -> None:
+    res = subprocess.run([sys.executable, "-m", "agentic_bench", "serve", "--server",
+                          "llama-cpp-python"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert "removed on 2026-12-06" in res.stderr and "Traceback" not in res.stderr

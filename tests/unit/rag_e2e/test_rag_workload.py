@@ -43,8 +43,10 @@ def test_task_object() -> None:
     assert ns.quick and ns.flow == "single-shot" and ns.embedder == "minilm"
     assert rag_workload.grade_concurrency(ns) == 1  # the embedded endpoint is sequential
     assert rag_workload.grade_concurrency(task_args("--endpoint", "http://h/v1")) == 4
-    for local in ("llama-server", "llama-cpp-python", "inproc"):  # the packaged model's servers
+    for local in ("llama-server", "inproc"):  # the packaged model's servers
         assert rag_workload.grade_concurrency(task_args("--endpoint", local)) == 1
+    with pytest.raises(ConfigError, match=r"'llama-cpp-python'.*removed on 2026-12-06"):
+        task_args("--endpoint", "llama-cpp-python")  # refused with what to use instead
     assert rag_workload.grade_concurrency(task_args("--grade-concurrency", "2")) == 2
 
 

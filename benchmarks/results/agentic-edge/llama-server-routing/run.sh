@@ -10,7 +10,7 @@ M=$(.venv/bin/python -c "from agentic_bench.endpoint.model_file import locate_mo
 # the proxy starts llama-server itself (on 18941) and serves 18940; what `--endpoint embedded`
 # starts for this workload, here on fixed ports and 1 slot as the earlier table's llama-server
 PYTHONPATH=. .venv/bin/python -m agentic_bench.endpoint.routing_proxy --port 18940 \
-  --upstream-port 18941 -- .wheels/llama-server-0.3.36 -m "$M" --alias smollm2 \
+  --upstream-port 18941 -- .wheels/llama.cpp-0.3.36-shared/llama-server -m "$M" --alias smollm2 \
   --host 127.0.0.1 --port 18941 -c 8192 -np 1 -t 2 -tb 2 --metrics --jinja --no-ui \
   --chat-template-file agentic_bench/endpoint/templates/smollm2-tools.jinja > "$OUT/srv.log" 2>&1 &
 SP=$!

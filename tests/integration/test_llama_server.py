@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agentic_bench.endpoint.llama_cpp_server import HINT, LlamaCppServer, find_binary
+from agentic_bench.endpoint.llama_server import HINT, LlamaServer, find_binary
 from agentic_bench.transport.choose import make_chat_client
 from agentic_bench.transport.result import ChatResult
 
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.skipif(find_binary() is None, reason=f"no llama-server 
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LlamaCppServer]:
-    with LlamaCppServer(slots=2, start_timeout_s=120) as srv:
+def server() -> Iterator[LlamaServer]:
+    with LlamaServer(slots=2, start_timeout_s=120) as srv:
         yield srv
 
 
@@ -40,7 +40,7 @@ def _chat(url: str, body: dict[str, Any]) -> ChatResult:
     return asyncio.run(go())
 
 
-def test_stream_usage_top_k_and_prompt_cache(server: LlamaCppServer) -> None:
+def test_stream_usage_top_k_and_prompt_cache(server: LlamaServer) -> None:
     messages = [{"role": "system", "content": "You are terse. " * 40},
                 {"role": "user", "content": "Say hello."}]
     first = _chat(server.base_url, {"messages": messages, "max_tokens": 8, "top_k": -1,
@@ -55,14 +55,14 @@ def test_stream_usage_top_k_and_prompt_cache(server: LlamaCppServer) -> None:
     assert "llamacpp:prompt_tokens_cached_total" in text
 
 
-def test_context_overflow_is_its_own_error(server: LlamaCppServer) -> None:
+def test_context_overflow_is_its_own_error(server: LlamaServer) -> None:
     long = "word " * 9000  # over the 8,192 tokens of a slot
     result = _chat(server.base_url, {"messages": [{"role": "user", "content": long}],
                                      "max_tokens": 4})
     assert result.error_type == "context_overflow", result.error
 
 
-def test_our_template_renders_tools_recorded_calls_and_results(server: LlamaCppServer) -> None:
+def test_our_template_renders_tools_recorded_calls_and_results(server: LlamaServer) -> None:
     """llama.cpp's own Jinja engine renders our template: the tools listed, a recorded call
     whose content is null as a <tool_call> block, a tool result as <tool_response>; and the
     server reads tool support from it."""
@@ -155,15 +155,15 @@ def test_agentx_lanes_with_its_tokenizer_and_metrics(tmp_path: Path, cli: Any) -
 
 
 def test_serve_runs_llama_server_until_sigint() -> None:
-    """``agentic-bench serve --server llama-server --slots 2``: llama.cpp's own server alone,
-    its URL printed once it answers, /metrics on, gone after Ctrl-C."""
+    """``agentic-bench serve --slots 2 --no-tool-routing``: llama.cpp's own server alone, its
+    URL printed once it answers, /metrics on, gone after Ctrl-C."""
     import signal
     import subprocess
     import sys
     import urllib.request
 
-    proc = subprocess.Popen([sys.executable, "-m", "agentic_bench", "serve", "--server",
-                             "llama-server", "--slots", "2", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "agentic_bench", "serve", "--slots", "2",
+                             "--port", "0", "--no-tool-routing"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None
