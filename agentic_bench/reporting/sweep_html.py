@@ -10,6 +10,7 @@ from agentic_bench.metrics.declarations import shown_in
 from agentic_bench.reporting.html_template import Raw, figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
 from agentic_bench.reporting.svg_axes import esc
+from agentic_bench.reporting.sweep_accuracy_html import accuracy_view
 
 WIDE = 1100  # drawing width of a full-width plot (its text stays the size of the others')
 
@@ -92,7 +93,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                                     else "", _decided(p), "SHORT: " + p["short"] if p.get("short")
                                     else "", "interrupted" if p.get("interrupted") else "")))]
             for i, p in enumerate(points)]
-    body = _agentx_view(key, points)
+    body = _agentx_view(key, points) + accuracy_view(key, points, sweep)
     body += (section("sweep-curve", "Throughput vs latency",
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
                            note) +
