@@ -302,13 +302,23 @@ def test_sweep_and_search_pages_render_in_chromium(sim_factory, cli, tmp_path: P
     res = cli(*common, "--search", "concurrency=1:4", "--slo", "ttft_p99_ms=30",
               "--out", str(tmp_path / "search"))
     assert res.returncode in (0, 3), res.stderr
-    pages = [tmp_path / "sweep" / "sweep.html", tmp_path / "search" / "sweep.html"]
+    # #47: a scored sweep with trials draws accuracy and correct tasks/s against load
+    res = cli("run", "agentic-edge", "--quick", "--samples", "12", "--trials", "3",
+              "--sweep", "concurrency=1,4", "--endpoint", sim.url, "--slo",
+              "session_p99_ms=400", "--out", str(tmp_path / "scored"), "--quiet")
+    assert res.returncode in (0, 3), res.stderr
+    pages = [tmp_path / "sweep" / "sweep.html", tmp_path / "search" / "sweep.html",
+             tmp_path / "scored" / "sweep.html"]
     for page in pages:  # every point's link leads to a report that exists
         links = re.findall(r'<a href="([^"]+)">', page.read_text())
         assert links and all((page.parent / link).is_file() for link in links), links
-    sweep, search = run_browser(browser, tmp_path / "profile", pages)
+    sweep, search, scored = run_browser(browser, tmp_path / "profile", pages)
+    assert "sweep-accuracy" not in sweep["probe"]["sections"]  # unscored: no accuracy view
+    assert scored["probe"]["sections"]["sweep-accuracy"]["text"] > 0
     for result, plots in ((sweep, ("plot-sweep-latency", "plot-sweep-goodput")),
-                          (search, ("plot-sweep-latency", "plot-search-fraction"))):
+                          (search, ("plot-sweep-latency", "plot-search-fraction")),
+                          (scored, ("plot-sweep-latency", "plot-sweep-accuracy",
+                                    "plot-sweep-task-goodput"))):
         figs = result["probe"]["figures"]
         for pid in plots:
             assert figs[pid]["svg"] and figs[pid]["painted"] > 0, (pid, figs[pid])
