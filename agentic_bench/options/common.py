@@ -148,6 +148,11 @@ class CommonOptions(OptionsModel):
     search_fraction: float = option(0.95, metavar="F", group=LOAD, example=0.5,
                                     help="--search: goodput fraction a load must keep (default "
                                     "0.95)")
+    search_objective: Literal["goodput", "task-goodput"] = option(
+        "goodput", group=LOAD,
+        help="--search: what a load must keep at --search-fraction: goodput (sessions meeting "
+        "every --slo / sessions, default) or task-goodput (a scored benchmark's tasks scored "
+        "correct and meeting every --slo / tasks scored; docs/scored-load.md)")
     search_resolution: float | None = option(
         None, metavar="R", group=LOAD,
         help="--search: stop bisecting when the bracket is this narrow (default 1 for "

@@ -28,7 +28,8 @@ def _headline(sweep: dict[str, Any]) -> str:
         slos = ", ".join(f"{k.removesuffix('_ms').replace('_', ' ')} <= {v:g} ms"
                          for k, v in (criterion.get("slos") or {}).items() if k.endswith("_ms"))
         fraction = criterion.get("goodput_fraction")
-        need = f", goodput >= {fraction:.0%}" if fraction is not None else ""
+        what = "task goodput" if criterion.get("objective") == "task-goodput" else "goodput"
+        need = f", {what} >= {fraction:.0%}" if fraction is not None else ""
         cap = sweep.get("capacity")
         said = sweep.get("answer") or {}  # run/search.py: what the intervals support
         if said.get("verdict") in ("at_least", "indeterminate"):

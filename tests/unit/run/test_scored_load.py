@@ -14,6 +14,8 @@ import random
 from time import perf_counter_ns
 from typing import Any
 
+import pytest
+
 from agentic_bench import api
 from agentic_bench.contracts import ExecContext, Workload
 from agentic_bench.load import LoadRunner, LoadSpec
@@ -153,3 +155,16 @@ def test_records_carry_their_trial_and_tasks_repeat_in_trial_order() -> None:
 def test_one_trial_leaves_the_workload_as_it_is() -> None:
     workload = tasks_workload(3)
     assert with_trials(workload, 1, 42) is workload
+
+
+def test_a_search_can_keep_task_goodput_instead_of_goodput() -> None:
+    from agentic_bench.errors import ConfigError
+    from agentic_bench.metrics.summary_model import Summary
+    from agentic_bench.run.search import objective_counts
+
+    summary = Summary.of({"counts": {"sessions": 20}, "goodput": {"sessions": 18},
+                          "tasks": {"scored": 20, "correct": 15, "correct_within_slo": 12}})
+    assert objective_counts(summary, "goodput") == (18, 20)
+    assert objective_counts(summary, "task-goodput") == (12, 20)
+    with pytest.raises(ConfigError, match="scored benchmark"):
+        objective_counts(Summary.of({"counts": {"sessions": 3}}), "task-goodput")
