@@ -47,13 +47,12 @@ def task_lines(tasks: ScoredTasks | None) -> list[str]:
         f"            not counted: {causes_words(tasks)}",
     ]
     if tasks.trials and tasks.pass_k:
-        k = tasks.pass_k.get("k") or {}
-        shown = "; ".join(
-            f"k={n}: pass@k {_pct(row['pass_at_k'])}{_pct_bounds(row['pass_at_k_interval'])}, "
-            f"pass^k {_pct(row['pass_hat_k'])}{_pct_bounds(row['pass_hat_k_interval'])}"
-            for n, row in k.items())
         lines.append(f"Trials    : {tasks.trials} per task over {tasks.pass_k.get('tasks')} "
-                     f"tasks; {shown}")
+                     "tasks (95 % intervals: bootstrap over tasks)")
+        lines += [f"            k={n}: pass@k {_pct(row['pass_at_k'])}"
+                  f"{_pct_bounds(row['pass_at_k_interval'])}, pass^k {_pct(row['pass_hat_k'])}"
+                  f"{_pct_bounds(row['pass_hat_k_interval'])}"
+                  for n, row in (tasks.pass_k.get("k") or {}).items()]
         spread = tasks.latency_across_trials
         if spread:
             lines.append(f"            session latency across trials: std mean "
