@@ -26,8 +26,7 @@ def accuracy_view(key: str, points: list[dict[str, Any]], sweep: dict[str, Any])
     base = sweep.get("accuracy_baseline") or {}
     bounds = base.get("accuracy_interval") or []
     outside = [p for p in scored if p.get("accuracy_outside")]
-    acc_series = [Series("accuracy", [(p[key], p["accuracy"]) for p in scored],
-                         labels=[f"{key} {p[key]:g}" for p in scored])]
+    acc_series = [Series("accuracy", [(p[key], p["accuracy"]) for p in scored])]
     pass_hat = [p for p in scored if p.get("pass_hat_k") is not None]
     if pass_hat:
         k = pass_hat[0].get("trials")

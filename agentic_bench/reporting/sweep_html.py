@@ -94,11 +94,12 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                                     else "", _decided(p), "SHORT: " + p["short"] if p.get("short")
                                     else "", "interrupted" if p.get("interrupted") else "")))]
             for i, p in enumerate(points)]
-    body = _agentx_view(key, points) + accuracy_view(key, points, sweep)
+    body = _agentx_view(key, points)
     body += (section("sweep-curve", "Throughput vs latency",
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
                            note) +
                     figure("plot-sweep-goodput", f"goodput against {key}", good), "wide") +
+            accuracy_view(key, points, sweep) +  # a scored benchmark's, beside the latency
             section("sweep-table", "Points", table(
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
                  "request p99", "errors", "max in flight", ""], rows, right=[0])))
