@@ -2,9 +2,11 @@
 
 :func:`with_trials` wraps a workload so that its source holds ``n × K`` sessions: the session
 at global index ``i`` is task ``i mod n`` in trial ``i div n`` (trial 0 of every task first,
-then trial 1...). Every record of a session carries ``trial``, and every chat request of trial
-``t`` is sent with ``seed = seed + t`` in its body (the benchmark's other sampling settings as
-configured), so a trial differs from the next only by its seed, and a rerun repeats them all.
+then trial 1...); with ``--sessions N`` the tasks are the first N, and the run issues N × K
+sessions (under ``--duration`` it cycles on: trial = index div n). Every record of a session
+carries ``trial``, and every chat request of trial ``t`` is sent with ``seed = seed + t`` in its
+body (the benchmark's other sampling settings as configured), so a trial differs from the next
+only by its seed, and a rerun repeats them all.
 The summary's ``tasks`` block then adds pass@k / pass^k (metrics/scored_tasks.py).
 """
 
@@ -48,12 +50,20 @@ def trial_of(index: int, tasks: int) -> int:
     return index // tasks
 
 
-def with_trials(workload: Workload, trials: int, seed: int) -> Workload:
-    """``workload`` with each of its tasks run ``trials`` times (module doc); itself when
-    ``trials`` is 1."""
+def trial_tasks(workload: Workload, sessions: int | None) -> int:
+    """How many tasks a run with ``--trials`` repeats: the workload's, or the first
+    ``--sessions N`` of them."""
+    size = workload.source.size
+    return size if sessions is None else max(1, min(sessions, size))
+
+
+def with_trials(workload: Workload, trials: int, seed: int,
+                sessions: int | None = None) -> Workload:
+    """``workload`` with each of its tasks — or its first ``sessions`` — run ``trials`` times
+    (module doc); itself when ``trials`` is 1."""
     if trials <= 1:
         return workload
-    tasks = workload.source.size
+    tasks = trial_tasks(workload, sessions)
     inner_source, inner_make = workload.source, workload.make_executor
 
     def tagged(sink: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
@@ -84,8 +94,9 @@ def with_trials(workload: Workload, trials: int, seed: int) -> Workload:
     info = {**workload.info, "trials": trials, "trial_seed": seed}
     identity = None if workload.identity is None else {**workload.identity, "trials": trials}
     return dataclasses.replace(
-        workload, source=SessionSource(tasks * trials, inner_source), make_executor=make_executor,
+        workload, source=SessionSource(tasks * trials, lambda i: inner_source(i % tasks)),
+        make_executor=make_executor,
         info=info, identity=identity, recipe=None)
 
 
-__all__ = ["TrialSeededTransport", "trial_of", "with_trials"]
+__all__ = ["TrialSeededTransport", "trial_of", "trial_tasks", "with_trials"]

@@ -168,3 +168,10 @@ def test_a_search_can_keep_task_goodput_instead_of_goodput() -> None:
     assert objective_counts(summary, "task-goodput") == (12, 20)
     with pytest.raises(ConfigError, match="scored benchmark"):
         objective_counts(Summary.of({"counts": {"sessions": 3}}), "task-goodput")
+
+
+def test_trials_over_the_first_n_tasks() -> None:
+    workload = with_trials(tasks_workload(10), 3, 42, sessions=4)
+    assert workload.source.size == 12
+    assert [workload.source(i).session_id for i in range(12)] == \
+        [f"task-{i}" for i in range(4)] * 3
