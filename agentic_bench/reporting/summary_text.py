@@ -348,7 +348,9 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
         f"Throughput: {t.requests_per_s:.2f} req/s, "
         f"{t.output_tokens_per_s:.1f} output tok/s, "
         f"{t.sessions_per_s:.3f} sessions/s; goodput "
-        f"{summary.goodput.sessions_per_s:.3f} sessions/s",
+        f"{summary.goodput.sessions_per_s:.3f} sessions/s"
+        + (f"; task goodput {summary.tasks.task_goodput_per_s:.3f} correct tasks/s"
+           if summary.tasks else ""),
         *_interactivity_lines(summary.interactivity),
         *_prefix_cache_lines(summary.prefix_cache, workload.get("prefix_ceiling")),
         *_fanout_lines(summary.fanout),

@@ -36,7 +36,9 @@ def test_summary_text_shows_task_goodput_only_for_a_scored_run() -> None:
     assert "k=3: pass@k 90.0% [70.0%, 100.0%], pass^k 50.0% [20.0%, 80.0%]" in lines
     assert "std mean 12.5 ms, max 40.0 ms" in lines
     assert task_lines(None) == []
-    assert "Task goodput" in render_text({"benchmark": "x", "tasks": TASKS})
+    text = render_text({"benchmark": "x", "tasks": TASKS})
+    assert "Task goodput" in text
+    assert "goodput 0.000 sessions/s; task goodput 1.800 correct tasks/s" in text
     assert "Task goodput" not in render_text({"benchmark": "x"})
 
 
