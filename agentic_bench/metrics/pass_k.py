@@ -58,7 +58,8 @@ def bootstrap_mean_interval(values: Sequence[float]) -> list[float] | None:
 
 def pass_k_block(trials_by_task: Mapping[str, Sequence[bool]]) -> dict[str, Any] | None:
     """The ``pass_k`` block: for each k from 1 to the fewest trials any task had, pass@k and
-    pass^k over tasks with their bootstrap intervals, and each task's ``n`` and ``c``."""
+    pass^k over tasks with their bootstrap intervals, and each task's ``n``, ``c`` and its
+    pass@k and pass^k at that k."""
     tasks = {task: list(v) for task, v in trials_by_task.items() if v}
     if not tasks:
         return None
@@ -74,6 +75,7 @@ def pass_k_block(trials_by_task: Mapping[str, Sequence[bool]]) -> dict[str, Any]
     return {"tasks": len(tasks), "trials": n_min, "k": overall,
             "interval": "percentile bootstrap over tasks (95 %, seeded)",
             "per_task": {task: {"n": len(v), "c": sum(v),
+                                "pass_at_k": round(pass_at_k(len(v), sum(v), n_min), 6),
                                 "pass_hat_k": round(pass_hat_k(len(v), sum(v), n_min), 6)}
                          for task, v in sorted(tasks.items())}}
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from statistics import fmean, pstdev
+from statistics import fmean, pstdev, pvariance
 from typing import Any
 
 from agentic_bench.metrics.declarations import in_latency_population
@@ -177,14 +177,15 @@ def task_goodput_block(records: list[dict[str, Any]], slos: dict[str, float],
 
 
 def _latency_spread(by_task: dict[str, list[TaskOutcome]]) -> dict[str, Any] | None:
-    """Each task's session latency across its trials: mean and population standard deviation
-    (ms), and over tasks the mean and largest of those deviations."""
+    """Each task's session latency across its trials: mean, population standard deviation
+    (ms) and variance (ms²), and over tasks the mean and largest of those deviations."""
     rows = {}
     for task, outs in sorted(by_task.items()):
         values = [o.latency_ms for o in outs if o.latency_ms is not None]
         if len(values) >= 2:
             rows[task] = {"trials": len(values), "mean_ms": round(fmean(values), 3),
-                          "std_ms": round(pstdev(values), 3)}
+                          "std_ms": round(pstdev(values), 3),
+                          "variance_ms2": round(pvariance(values), 3)}
     if not rows:
         return None
     stds = [r["std_ms"] for r in rows.values()]

@@ -36,7 +36,7 @@ def test_pass_k_block_means_over_tasks() -> None:
     assert block["k"]["1"]["pass_hat_k"] == pytest.approx(4 / 9, abs=1e-6)
     lo, hi = block["k"]["1"]["pass_hat_k_interval"]
     assert 0.0 <= lo <= 4 / 9 <= hi <= 1.0
-    assert block["per_task"]["b"] == {"n": 3, "c": 1, "pass_hat_k": 0.0}
+    assert block["per_task"]["b"] == {"n": 3, "c": 1, "pass_at_k": 1.0, "pass_hat_k": 0.0}
 
 
 def _session(sid: str, *, correct: bool | None, latency: float = 10.0, status: str = "ok",
@@ -100,7 +100,8 @@ def test_trials_add_pass_k_and_latency_spread_and_the_summary_reads_them_typed()
     assert block["pass_hat_k"] == 0.5  # a: 2/2 -> 1, b: 1/2 -> C(1,2)/C(2,2) = 0
     assert block["pass_at_k"] == 1.0
     spread = block["latency_across_trials"]
-    assert spread["per_task"]["a"] == {"trials": 2, "mean_ms": 20.0, "std_ms": 10.0}
+    assert spread["per_task"]["a"] == {"trials": 2, "mean_ms": 20.0, "std_ms": 10.0,
+                                       "variance_ms2": 100.0}
     assert spread["max_std_ms"] == 10.0
     summary = Summary.of({"benchmark": "x", "tasks": block})
     assert summary.tasks is not None and summary.tasks.pass_hat() == 0.5
