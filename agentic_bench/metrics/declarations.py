@@ -184,6 +184,13 @@ FIGURES: tuple[FigureDecl, ...] = (
     FigureDecl("errors", ("counts", "errors"), "", "lower", "failed requests and stages"),
     FigureDecl("accuracy", ("accuracy", "headline"), "%", "higher",
                "the benchmark's headline accuracy (a fraction in summary.json)", percent=True),
+    FigureDecl("correct tasks in SLO", ("tasks", "correct_within_slo"), "", "higher",
+               "(scored runs) tasks scored correct whose session met every SLO"),
+    FigureDecl("task goodput", ("tasks", "task_goodput_per_s"), "tasks/s", "higher",
+               "(scored runs) correct tasks within every SLO / run duration"),
+    FigureDecl("pass^k", ("tasks", "pass_hat_k"), "%", "higher",
+               "(--trials K) chance all K trials of a task are correct, mean over tasks",
+               percent=True),
     FigureDecl("result", ("result",), "", "", "VALID or INVALID"),
 )
 BY_NAME = {decl.name: decl for decl in LATENCY}

@@ -180,6 +180,35 @@ class Load(Block):
     short: str | None = None
 
 
+class ScoredTasks(Block):
+    """Task goodput of a scored run (:mod:`~agentic_bench.metrics.scored_tasks`): tasks scored,
+    correct, correct within every SLO, per second with its interval, why the others did not
+    count and, with ``--trials``, pass@k / pass^k and the latency spread across trials."""
+
+    scored: int = 0
+    correct: int = 0
+    correct_within_slo: int = 0
+    accuracy: Number | None = None
+    accuracy_interval: list[float] | None = None
+    within_slo_fraction: Number | None = None
+    within_slo_interval: list[float] | None = None
+    task_goodput_per_s: Number = 0.0
+    task_goodput_interval: list[float] | None = None
+    causes: dict[str, int] = Field(default_factory=dict)
+    slos: dict[str, Number] = Field(default_factory=dict)
+    trials: int | None = None
+    pass_hat_k: Number | None = None  # at k = the trials every task had
+    pass_at_k: Number | None = None
+    pass_k: dict[str, Any] | None = None
+    latency_across_trials: dict[str, Any] | None = None
+
+    def pass_hat(self, k: int | None = None) -> Number | None:
+        """pass^k at ``k`` (default: the most trials every task had); None without trials."""
+        block = self.pass_k or {}
+        row = (block.get("k") or {}).get(str(k if k is not None else block.get("trials")))
+        return None if row is None else row.get("pass_hat_k")
+
+
 class Summary(Block):
     """``summary.json``. The core blocks are typed; the blocks of a run mode or task are typed
     fields over their plain dictionary; any other key is kept as it came."""
@@ -231,6 +260,7 @@ class Summary(Block):
     energy: dict[str, Any] | None = None
     fidelity: dict[str, Any] | None = None
     intervals: dict[str, Any] | None = None
+    tasks: ScoredTasks | None = None  # task goodput of a scored run (metrics/scored_tasks.py)
     regenerated: str | None = None
     # e2e-rag-db's build summary (tasks/rag_e2e/db_run.py): the reference benchmark, the DB
     db: dict[str, Any] | None = None
@@ -276,6 +306,7 @@ __all__ = [
     "Harness",
     "InFlight",
     "Load",
+    "ScoredTasks",
     "Stats",
     "Summary",
     "Throughput",

@@ -38,7 +38,36 @@ def sweep_point(key: str, value: float, summary: Summary | dict[str, Any]) -> di
         "in_flight_max": in_flight.max if in_flight else None,
         **({"short": run.load.short} if run.load and run.load.short else {}),
         **_tree_figures(run.trees),
+        **_scored_figures(run),
     }
+
+
+def _scored_figures(run: Summary) -> dict[str, Any]:
+    """A scored run adds its accuracy, task goodput, pass^k and why tasks did not count
+    (metrics/scored_tasks.py)."""
+    tasks = run.tasks
+    if tasks is None:
+        return {}
+    return {"accuracy": tasks.accuracy, "accuracy_interval": tasks.accuracy_interval,
+            "correct_tasks": tasks.correct, "correct_within_slo": tasks.correct_within_slo,
+            "tasks_scored": tasks.scored, "task_goodput_per_s": tasks.task_goodput_per_s,
+            "task_goodput_interval": tasks.task_goodput_interval,
+            "pass_hat_k": tasks.pass_hat_k, "trials": tasks.trials,
+            "failure_causes": dict(tasks.causes)}
+
+
+def mark_accuracy_drops(key: str, points: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Mark (``accuracy_outside``) each scored point whose accuracy lies outside the Wilson
+    interval of the lowest-load point's; returns that baseline (None: no scored point)."""
+    scored = [p for p in points if p.get("accuracy") is not None]
+    if not scored:
+        return None
+    base = min(scored, key=lambda p: p[key])
+    bounds = base.get("accuracy_interval")
+    for p in scored:
+        p["accuracy_outside"] = bool(
+            p is not base and bounds and not bounds[0] <= p["accuracy"] <= bounds[1])
+    return {key: base[key], "accuracy": base["accuracy"], "accuracy_interval": bounds}
 
 
 SWEEP_STATS = ("p50", "p99")  # each sweep-view metric's statistics in a point
@@ -91,5 +120,7 @@ def sweep_summary(key: str, points: list[dict[str, Any]]) -> dict[str, Any]:
     knee = knee_index(xs, ys)
     if knee is not None and (points[knee].get("result") == "INVALID" or points[knee].get("short")):
         knee = None  # a point whose run is INVALID (or fell short) is no knee to read off
+    baseline = mark_accuracy_drops(key, points)
     return {"schema": "agentic-bench/sweep", "version": 1, "key": key, "points": points,
-            "knee": None if knee is None else {"index": knee, key: points[knee][key]}}
+            "knee": None if knee is None else {"index": knee, key: points[knee][key]},
+            **({"accuracy_baseline": baseline} if baseline is not None else {})}

@@ -133,6 +133,11 @@ class CommonOptions(OptionsModel):
         "errors by its own rules)")
     seed: int = option(42, metavar="N", group=LOAD, identity=True,
                        help="seed for arrival schedules (42)")
+    trials: int = option(1, metavar="K", group=LOAD, identity=True, example=3,
+                         help="run each task K times (trial t sends seed --seed+t in every "
+                         "request; records carry trial); a scored benchmark then reports "
+                         "pass@k and pass^k per task and overall and each task's latency spread "
+                         "across trials (docs/scored-load.md)")
     repeat: int = option(1, metavar="N", group=LOAD, identity=False, example=3,
                          help="run the same configuration N times into one folder (rep-1 … "
                          "rep-N) and write repeat.json/repeat.txt: each figure's runs, their "
@@ -152,6 +157,11 @@ class CommonOptions(OptionsModel):
     search_fraction: float = option(0.95, metavar="F", group=LOAD, example=0.5,
                                     help="--search: goodput fraction a load must keep (default "
                                     "0.95)")
+    search_objective: Literal["goodput", "task-goodput"] = option(
+        "goodput", group=LOAD,
+        help="--search: what a load must keep at --search-fraction: goodput (sessions meeting "
+        "every --slo / sessions, default) or task-goodput (a scored benchmark's tasks scored "
+        "correct and meeting every --slo / tasks scored; docs/scored-load.md)")
     search_resolution: float | None = option(
         None, metavar="R", group=LOAD,
         help="--search: stop bisecting when the bracket is this narrow (default 1 for "
@@ -366,6 +376,11 @@ class CommonOptions(OptionsModel):
             raise ConfigError("--search and --sweep: choose one")
         if self.repeat < 1:
             raise ConfigError(f"--repeat {self.repeat}: expected 1 or more")
+        if self.trials < 1:
+            raise ConfigError(f"--trials {self.trials}: expected 1 or more")
+        if self.trials > 1 and (self.loadgen == "mlperf" or self.workers > 1):
+            raise ConfigError("--trials runs in the harness's own process and scheduler: drop "
+                              "--loadgen mlperf and --workers")
         if self.repeat > 1 and (self.sweep or self.search or self.resume is not None
                                 or self.loadgen == "mlperf"):
             raise ConfigError("--repeat runs one configuration N times: drop --sweep, --search, "

@@ -57,6 +57,8 @@ def compare_rows(summaries: Sequence[dict[str, Any]]) -> list[Row]:
     rows = []
     for m in metrics():
         values = [metric_value(s, m.path) for s in summaries]
+        if m.path[0] == "tasks" and all(v is None for v in values):
+            continue  # a scored run's figures: no row when no run was scored
         ratios = [None if m.better == "" else ratio(v, values[0]) for v in values]
         rows.append(Row(m, values, ratios))
     return rows

@@ -42,6 +42,7 @@ from agentic_bench.reporting.html_template import (
     table,
 )
 from agentic_bench.reporting.intervals_text import interval_rows
+from agentic_bench.reporting.scored_tasks_view import tasks_section
 from agentic_bench.reporting.server_figures import server_figures
 from agentic_bench.reporting.svg_axes import esc, fmt_num
 from agentic_bench.reporting.trees_html import trees_section
@@ -92,6 +93,7 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
         summary_section(summary),
         trees_section(summary, records),
         accuracy_section(typed.accuracy),
+        tasks_section(typed.tasks),
         section("section-latency", "Latency distributions",
                 f'<div class="grid">{rf.cdf_figures(records)}</div>'),
         waterfall_section(records, typed.waterfall_session),

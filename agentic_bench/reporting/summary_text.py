@@ -14,6 +14,7 @@ from agentic_bench.metrics.host_cpu import describe_host_cpu
 from agentic_bench.metrics.summary_model import InFlight, Load, Stats, Summary
 from agentic_bench.metrics.verdict import UNCONSTRAINED_NOTE, unconstrained
 from agentic_bench.reporting.intervals_text import interval_lines
+from agentic_bench.reporting.scored_tasks_view import task_lines
 from agentic_bench.reporting.svg_axes import fmt_pct
 from agentic_bench.reporting.trees_text import lanes_line, tree_lines
 from agentic_bench.trace.fidelity_compare import fidelity_line
@@ -347,7 +348,9 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
         f"Throughput: {t.requests_per_s:.2f} req/s, "
         f"{t.output_tokens_per_s:.1f} output tok/s, "
         f"{t.sessions_per_s:.3f} sessions/s; goodput "
-        f"{summary.goodput.sessions_per_s:.3f} sessions/s",
+        f"{summary.goodput.sessions_per_s:.3f} sessions/s"
+        + (f"; task goodput {summary.tasks.task_goodput_per_s:.3f} correct tasks/s"
+           if summary.tasks else ""),
         *_interactivity_lines(summary.interactivity),
         *_prefix_cache_lines(summary.prefix_cache, workload.get("prefix_ceiling")),
         *_fanout_lines(summary.fanout),
@@ -363,6 +366,7 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
                      "verdict does not count it")
     if summary.accuracy:
         lines += _accuracy_lines(summary.accuracy)
+    lines += task_lines(summary.tasks)
     lag = summary.harness.schedule_lag_ms
     lines += ["", f"Schedule lag (ms): p50 {_fmt(lag.p50)}  p99 {_fmt(lag.p99)}  "
               f"max {_fmt(lag.max)}"]

@@ -10,6 +10,7 @@ from agentic_bench.metrics.declarations import shown_in
 from agentic_bench.reporting.html_template import Raw, figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
 from agentic_bench.reporting.svg_axes import esc
+from agentic_bench.reporting.sweep_accuracy_html import accuracy_view
 
 WIDE = 1100  # drawing width of a full-width plot (its text stays the size of the others')
 
@@ -27,7 +28,8 @@ def _headline(sweep: dict[str, Any]) -> str:
         slos = ", ".join(f"{k.removesuffix('_ms').replace('_', ' ')} <= {v:g} ms"
                          for k, v in (criterion.get("slos") or {}).items() if k.endswith("_ms"))
         fraction = criterion.get("goodput_fraction")
-        need = f", goodput >= {fraction:.0%}" if fraction is not None else ""
+        what = "task goodput" if criterion.get("objective") == "task-goodput" else "goodput"
+        need = f", {what} >= {fraction:.0%}" if fraction is not None else ""
         cap = sweep.get("capacity")
         said = sweep.get("answer") or {}  # run/search.py: what the intervals support
         if said.get("verdict") in ("at_least", "indeterminate"):
@@ -97,6 +99,7 @@ def render_sweep(sweep: dict[str, Any]) -> str:
                     figure("plot-sweep-latency", "p99 latency against achieved requests/s", curve,
                            note) +
                     figure("plot-sweep-goodput", f"goodput against {key}", good), "wide") +
+            accuracy_view(key, points, sweep) +  # a scored benchmark's, beside the latency
             section("sweep-table", "Points", table(
                 [key, "result", "req/s", "out tok/s", "goodput/s", "TTFT p50", "TTFT p99",
                  "request p99", "errors", "max in flight", ""], rows, right=[0])))

@@ -55,6 +55,13 @@ def run_workload(workload: Workload, options: CommonOptions,
 
 async def _run(workload: Workload, options: CommonOptions,
                command: str | None) -> dict[str, Any]:
+    if options.trials > 1:  # --trials K: each task K times, trial t seeded --seed + t
+        from agentic_bench.run.trials import trial_tasks, with_trials
+
+        tasks = trial_tasks(workload, options.sessions)
+        workload = with_trials(workload, options.trials, options.seed, options.sessions)
+        if options.sessions is not None:  # the first N tasks, each K times
+            options = options.model_copy(update={"sessions": tasks * options.trials})
     lanes = lanes_of(workload, options)  # the run's lanes, worked out in run/plan.py only
     out = options.resume or options.out or default_out(workload.name)
     api_key = os.environ.get(options.api_key_env) or None

@@ -220,6 +220,18 @@ def goodput_fraction(summary: Summary | dict[str, Any]) -> float:
     return met / sessions if sessions else 0.0
 
 
+def objective_counts(summary: Summary, objective: str) -> tuple[int, int]:
+    """``(met, trials)`` of a probe under ``--search-objective``: sessions that met every SLO
+    of sessions issued (``goodput``), or tasks scored correct within every SLO of tasks
+    scored (``task-goodput``; a run that scored nothing cannot be searched so)."""
+    if objective != "task-goodput":
+        return summary.goodput.sessions or 0, summary.counts.sessions
+    if summary.tasks is None:
+        raise ConfigError("--search-objective task-goodput needs a scored benchmark (its "
+                          "sessions scored correct or not); this run scored none")
+    return summary.tasks.correct_within_slo, summary.tasks.scored
+
+
 def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
                command: str | None = None) -> dict[str, Any]:
     """Probe loads as the module says, each point under its own options (as a sweep's:
@@ -231,7 +243,9 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
     from agentic_bench.run.sweep import PointRunner
 
     slos = {**workload.default_slos, **options.slos}
-    if not any(k in slos for k in LATENCY_SLOS):
+    from agentic_bench.metrics.verdict import latency_slo
+
+    if not any(k in slos or latency_slo(k) for k in (*LATENCY_SLOS, *slos)):
         raise ConfigError("--search needs a latency limit to search against: --slo "
                           "ttft_p99_ms=..., tpot_p99_ms=... or turn_p90_ms=...")
     base = options.resume or options.out or default_out(f"{workload.name}-search")
@@ -260,10 +274,11 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
             if summary is None:
                 raise _Stopped
             typed = Summary.of(summary)
-            fraction = goodput_fraction(typed)
+            met_now, trials_now = objective_counts(typed, options.search_objective)
+            fraction = met_now / trials_now if trials_now else 0.0
             fractions.append(fraction)
-            met += typed.goodput.sessions or 0
-            sessions += typed.counts.sessions
+            met += met_now
+            sessions += trials_now
             point = sweep_point(spec.key, value, summary)
             short = short or bool(point.get("short"))
             probed.append({**point, "repeat": r + 1, "goodput_fraction": fraction,
@@ -287,7 +302,9 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
         if not options.quiet:
             verdict = ("load not reached: " + str(probed[-1].get("short")) if short else
                        decision.value.upper())
-            print(f"search {spec.key}={value:g}: goodput fraction {met}/{sessions} = "
+            what = ("task goodput fraction" if options.search_objective == "task-goodput"
+                    else "goodput fraction")
+            print(f"search {spec.key}={value:g}: {what} {met}/{sessions} = "
                   f"{met / sessions if sessions else 0.0:.3f} "
                   f"[{'-' if shown is None else f'{shown[0]:.3f}, {shown[1]:.3f}'}] over "
                   f"{len(fractions)} run(s): {verdict} (need {spec.fraction:g})", flush=True)
@@ -300,7 +317,7 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
             found = bisect_capacity(spec, judge)
         except _Stopped:
             stop = runner.stop("search", spec.key, None, base, last[0] if last else None)
-        result = _write(base, spec, slos, found, probed, stop)
+        result = _write(base, spec, slos, found, probed, stop, options.search_objective)
     if not options.quiet and found is not None:
         print(f"search answer: {spec.key} {found.answer} — {found.reason}", flush=True)
     return {**result, "out_dir": str(base)}
@@ -311,7 +328,8 @@ class _Stopped(Exception):
 
 
 def _write(base: Path, spec: SearchSpec, slos: dict[str, float], found: CapacityAnswer | None,
-           probed: list[dict[str, Any]], stop: dict[str, Any] | None) -> dict[str, Any]:
+           probed: list[dict[str, Any]], stop: dict[str, Any] | None,
+           objective: str = "goodput") -> dict[str, Any]:
     """``search.json`` and ``sweep.html`` (the module doc); ``stop``: where an interrupt
     stopped the search (no capacity then: it did not finish)."""
     from agentic_bench.metrics.sweep import sweep_summary
@@ -326,7 +344,8 @@ def _write(base: Path, spec: SearchSpec, slos: dict[str, float], found: Capacity
          "upper": found.upper, "reason": found.reason})
     result = {
         "schema": "agentic-bench/search", "version": 2, "key": spec.key,
-        "criterion": {"goodput_fraction": spec.fraction, "slos": slos, "rule": RULE},
+        "criterion": {"goodput_fraction": spec.fraction, "slos": slos, "rule": RULE,
+                      "objective": objective},
         "range": [spec.lo, spec.hi], "resolution": spec.step, "repeats": spec.repeats,
         "max_runs": spec.max_runs,
         "capacity": capacity,
@@ -348,4 +367,4 @@ def _write(base: Path, spec: SearchSpec, slos: dict[str, float], found: Capacity
 
 
 __all__ = ["CapacityAnswer", "Decision", "answer_of", "bisect_capacity", "decide",
-           "goodput_fraction", "run_search"]
+           "goodput_fraction", "objective_counts", "run_search"]

@@ -155,6 +155,13 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         if finite is not None:
             typed.trees.setdefault("prefix_hit", {})["finite_capacity"] = finite
     typed.intervals = _intervals(out, typed.to_dict(), facts.slos, records)
+    if records is not None and typed.accuracy is not None:  # a scored run: its task goodput
+        from agentic_bench.metrics.scored_tasks import task_goodput_block
+        from agentic_bench.metrics.summary_model import ScoredTasks
+
+        block = task_goodput_block(records, facts.slos, float(typed.duration_s))
+        if block is not None:
+            typed.tasks = ScoredTasks.model_validate(block)
     summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take
     write_summary(out, summary)
     if workload.write_artifacts is not None:

@@ -37,7 +37,8 @@ def point_options(workload: Workload, options: CommonOptions, key: str, value: f
     (:meth:`~agentic_bench.options.common.CommonOptions.at_point`) going into ``folder`` — a
     copy, so what the point records as its options is the load it ran. Under ``--resume`` a
     point that never started (no records in ``folder``) starts anew there."""
-    point = options.at_point(key, value, workload.source.size, workload.trees)
+    tasks = workload.source.size * options.trials  # --trials K: each task K times a point
+    point = options.at_point(key, value, tasks, workload.trees)
     resumed = options.resume is not None and (folder / "records.jsonl").exists()
     moved = {"resume": folder} if resumed else {"out": folder, "resume": None}
     return point.model_copy(update=moved)

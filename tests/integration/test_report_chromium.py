@@ -33,6 +33,11 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stab
 ACCURACY = {"headline": 0.6, "metric": "overall accuracy",
             "categories": {"live": {"accuracy": 0.5, "correct": 5, "total": 10},
                            "non_live": {"accuracy": 0.7, "correct": 7, "total": 10}}}
+TASKS = {"scored": 20, "correct": 12, "correct_within_slo": 9, "accuracy": 0.6,
+         "accuracy_interval": [0.387, 0.781], "within_slo_fraction": 0.45,
+         "within_slo_interval": [0.258, 0.658], "task_goodput_per_s": 0.9,
+         "task_goodput_interval": [0.516, 1.316], "causes": {"slo": 3, "wrong": 8},
+         "slos": {"session_p99_ms": 500.0}}
 PROBE = """(() => {
   const out = {sections: {}, figures: {}, title: document.title,
                verdict: (document.getElementById('verdict') || {}).innerText || ''};
@@ -239,7 +244,7 @@ def test_report_renders_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
     assert 'id="table-intervals"' in (out / "report.html").read_text()
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     acc_dir = tmp_path / "with-accuracy"
-    write_report(acc_dir, {**summary, "accuracy": ACCURACY}, records)
+    write_report(acc_dir, {**summary, "accuracy": ACCURACY, "tasks": TASKS}, records)
 
     import base64
 
@@ -250,6 +255,9 @@ def test_report_renders_in_chromium(sim_factory, cli, tmp_path: Path) -> None:
     assert results[0]["probe"]["figures"]["plot-errors"]["svg"]
     assert results[0]["probe"]["figures"]["plot-waterfall-slowest"]["svg"]
     check_page(results[1], ["plot-accuracy-categories"])
+    assert "section-tasks" not in results[0]["probe"]["sections"]  # unscored: no task goodput
+    tasks = results[1]["probe"]["sections"]["section-tasks"]  # #47: scored: its panel
+    assert tasks["h"] > 40 and tasks["text"] > 0, tasks
     keep = os.environ.get("REPORT_SCREENSHOT_DIR")
     for name, result in zip(("report", "report-accuracy"), results, strict=True):
         png = base64.b64decode(result["screenshot"])
@@ -302,13 +310,23 @@ def test_sweep_and_search_pages_render_in_chromium(sim_factory, cli, tmp_path: P
     res = cli(*common, "--search", "concurrency=1:4", "--slo", "ttft_p99_ms=30",
               "--out", str(tmp_path / "search"))
     assert res.returncode in (0, 3), res.stderr
-    pages = [tmp_path / "sweep" / "sweep.html", tmp_path / "search" / "sweep.html"]
+    # #47: a scored sweep with trials draws accuracy and correct tasks/s against load
+    res = cli("run", "agentic-edge", "--quick", "--samples", "12", "--trials", "3",
+              "--sweep", "concurrency=1,4", "--endpoint", sim.url, "--slo",
+              "session_p99_ms=400", "--out", str(tmp_path / "scored"), "--quiet")
+    assert res.returncode in (0, 3), res.stderr
+    pages = [tmp_path / "sweep" / "sweep.html", tmp_path / "search" / "sweep.html",
+             tmp_path / "scored" / "sweep.html"]
     for page in pages:  # every point's link leads to a report that exists
         links = re.findall(r'<a href="([^"]+)">', page.read_text())
         assert links and all((page.parent / link).is_file() for link in links), links
-    sweep, search = run_browser(browser, tmp_path / "profile", pages)
+    sweep, search, scored = run_browser(browser, tmp_path / "profile", pages)
+    assert "sweep-accuracy" not in sweep["probe"]["sections"]  # unscored: no accuracy view
+    assert scored["probe"]["sections"]["sweep-accuracy"]["text"] > 0
     for result, plots in ((sweep, ("plot-sweep-latency", "plot-sweep-goodput")),
-                          (search, ("plot-sweep-latency", "plot-search-fraction"))):
+                          (search, ("plot-sweep-latency", "plot-search-fraction")),
+                          (scored, ("plot-sweep-latency", "plot-sweep-accuracy",
+                                    "plot-sweep-task-goodput"))):
         figs = result["probe"]["figures"]
         for pid in plots:
             assert figs[pid]["svg"] and figs[pid]["painted"] > 0, (pid, figs[pid])
