@@ -162,5 +162,5 @@ async def run_episode(ctx: ExecContext, ticket: SessionTicket,
     return SessionOutcome(ticket.session_id, status, 1, rec.turns_ok, rec.requests, rec.errors)
 
 
-__all__ = ["MAX_TOKENS", "SYSTEM_PROMPT", "AgentShared", "Trajectory", "agent_loop", "make_executor",
-           "run_episode"]
+__all__ = ["MAX_TOKENS", "SYSTEM_PROMPT", "AgentShared", "Trajectory", "agent_loop",
+           "make_executor", "run_episode"]

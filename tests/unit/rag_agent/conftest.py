@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "rag_e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "rag_e2e"))
 
 from rag_agent_support import frames_file as write_frames_file
 from rag_e2e_support import HashEmbedder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def call(tools: RagTools, name: str, arguments: object) -> ToolOutcome:
 
 def contiguous(outcome: ToolOutcome) -> None:
     spans = outcome.stages
-    assert all(a.end_ns == b.start_ns for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a.end_ns == b.start_ns for a, b in itertools.pairwise(spans))
     assert sum(s.duration_ns for s in spans) == outcome.wait_ns > 0
 
 
