@@ -56,9 +56,15 @@ class ScriptedAgentOracle:
     def __init__(self, answers: dict[str, str] | None = None) -> None:
         self.answers = answers
         self.requests = 0
+        self.judged = 0
 
     def answer(self, body: Any) -> OracleAnswer:
-        """The scripted reply, as OpenAI tool-call deltas or content deltas."""
+        """The scripted reply, as OpenAI tool-call deltas or content deltas; a request without
+        tools is the judge's, answered ``{"correct": true}`` for the Paris question only."""
+        if "tools" not in body:
+            self.judged += 1
+            text = json.dumps(body["messages"])
+            return script(json.dumps({"correct": "capital of France" in text}), None)
         self.requests += 1
         turn = scripted_turn(body, self.answers)
         calls = [{"id": f"call_{self.requests}_{i}",

@@ -78,3 +78,17 @@ def test_run_rag_agent_on_the_simulator(sim_url: tuple[str, ScriptedAgentOracle]
     assert summary["workload"]["agent"]["tools"] == ["search", "open"]
     run_record: dict[str, Any] = next(r for r in records if r.get("type") == "run")
     assert run_record["benchmark"] == "rag-agent"
+
+
+def test_the_judge_when_one_is_given_is_the_headline(sim_url: tuple[str, ScriptedAgentOracle],
+                                                     frames_file: Path, tmp_path: Path,
+                                                     fake_embedder: None) -> None:
+    url, oracle = sim_url
+    args = task_args("--frames", str(frames_file), "--cache-dir", str(tmp_path / "cache"),
+                     "--kind", "flat", "--quiet", "--endpoint", url, "--out",
+                     str(tmp_path / "run"), "--judge-endpoint", url,
+                     "--accuracy-metric", "judge")
+    acc = run_workload(task.workload(args), common(args))["accuracy"]
+    assert oracle.judged == 2 and acc["exact_match"] == 1.0  # both answers are the gold ones
+    assert acc["judge"]["correct"] == 1 and acc["judge"]["questions"] == 2
+    assert acc["headline"] == 0.5 and acc["metric"] == "LLM-judge accuracy"
