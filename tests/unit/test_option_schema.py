@@ -29,7 +29,7 @@ from agentic_bench.options.schema import (
 from agentic_bench.tasks.registry import load_task, task_options, task_recipe
 from tests.unit.option_values import option_value
 
-COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "tau2-airline",
+COMMANDS = ["replay", "sample", "agentic-edge", "rag-e2e", "rag-agent", "tau2-airline",
             "sim", "record", "serve", "rag build-index", "compare", "report", "validate",
             "import", "new-task", "traces stats", "traces convert", "traces build",
             "submission pack", "rag sample-layout", "export",
