@@ -14,11 +14,11 @@ DATA, AGENT, SCORING = "rag-agent data", "rag-agent tools and loop", "rag-agent 
 class RagAgentOptions(EmbedderOptions):
     option_group: ClassVar[str] = DATA
 
-    quick: bool = option(False, help="20 questions over a corpus cut to their paragraphs + 500 "
-                         "distractors (the rag-e2e --quick index, shared); --questions N<20 "
-                         "asks the first N")
+    quick: bool = option(False, help="the first 5 of 20 questions over a corpus cut to their "
+                         "paragraphs + 500 distractors (the rag-e2e --quick index, shared); "
+                         "--questions N (up to 20) asks the first N")
     questions: int | None = option(None, metavar="N",
-                                   help="questions to ask (default 824, --quick 20), sampled "
+                                   help="questions to ask (default 824, --quick 5 of 20), sampled "
                                    "with --sample-seed")
     distractors: int = option(500, metavar="N",
                               help="--quick: distractor paragraphs added to the corpus (500)")

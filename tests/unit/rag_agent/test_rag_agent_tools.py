@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from rag_agent_support import task_args
 from rag_e2e_support import DOCS, HashEmbedder
 
 from agentic_bench.tasks.rag_agent.tools import (
@@ -85,3 +86,11 @@ def test_decode_arguments() -> None:
     assert decode_arguments('{"a": 1}') == {"a": 1}
     assert decode_arguments({"a": 1}) == {"a": 1}
     assert decode_arguments('"text"') is None and decode_arguments("{") is None
+
+
+def test_quick_asks_five_questions_unless_told() -> None:
+    from agentic_bench.tasks.rag_agent.workload import questions_asked
+
+    assert questions_asked(task_args("--quick")) == 5
+    assert questions_asked(task_args("--quick", "--questions", "20")) == 20
+    assert questions_asked(task_args()) is None
