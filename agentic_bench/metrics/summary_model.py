@@ -31,6 +31,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializerFunctionWrapHandler,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -260,9 +261,46 @@ class Summary(Block):
         stats = self.latency_ms.get(metric)
         return None if stats is None else stats.stat(stat)
 
+    def latency_block(self, metric: str) -> dict[str, Any] | None:
+        """A declared latency metric's block as summary.json has it (None when absent): for an
+        export that copies it whole."""
+        stats = self.latency_ms.get(metric)
+        return None if stats is None else stats.to_dict()
+
+    def constraint_rows(self) -> list[dict[str, Any]] | None:
+        """The verdict's rows as summary.json has them (None when the summary has none)."""
+        if "constraints" not in self.model_fields_set:
+            return None
+        return [row.to_dict() for row in self.constraints]
+
     @property
     def valid(self) -> bool:
         return self.result == "VALID"
+
+
+# what a message says a field expected, by pydantic's error type (else pydantic's own words)
+_EXPECTED = {"dict_type": "an object", "model_type": "an object", "string_type": "a string",
+             "int_type": "an integer", "int_parsing": "an integer",
+             "int_from_float": "an integer", "float_type": "a number",
+             "float_parsing": "a number", "bool_type": "true or false",
+             "bool_parsing": "true or false", "list_type": "a list", "missing": "a value"}
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value as a message names what it got: ``a list``, ``a string``, ``3``, ``null``."""
+    for kind, name in ((list, "a list"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return json.dumps(value, default=str)  # a number, true, false or null
+
+
+def why_invalid(error: ValidationError) -> str:
+    """The first field a summary.json read back got wrong, in one line:
+    ``loadgen: expected an object, got 3`` (for a reader's :class:`UsageError`)."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the summary"
+    expected = _EXPECTED.get(first["type"], str(first["msg"]).lower())
+    return f"{where}: expected {expected}, got {json_kind(first.get('input'))}"
 
 
 __all__ = [
@@ -280,4 +318,6 @@ __all__ = [
     "Summary",
     "Throughput",
     "ToolCalls",
+    "json_kind",
+    "why_invalid",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from agentic_bench.metrics.declarations import FIGURES, MetricDecl, shown_in
 from agentic_bench.metrics.declarations import figure_value as metric_value
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
@@ -231,10 +232,10 @@ def render_compare_html(runs: Sequence[CompareRun], verdicts: Verdicts | None = 
         body.append(cells)
     tbl = table(headers, body, table_id="table-compare", right=range(2, len(headers)))
     runs_tbl = table(["run", "benchmark", "result", "scenario", "endpoint", "duration s"],
-                     [[r.name, r.summary.get("benchmark"), r.summary.get("result"),
-                       metric_value(r.summary, ("scenario", "scenario")),
-                       metric_value(r.summary, ("endpoint", "url")),
-                       r.summary.get("duration_s")] for r in runs], table_id="table-runs")
+                     [[r.name, s.given("benchmark"), s.given("result"),
+                       s.scenario.get("scenario"), s.endpoint.url, s.given("duration_s")]
+                      for r, s in ((r, Summary.of(r.summary)) for r in runs)],
+                     table_id="table-runs")
     figs = "".join(_cdf_figure(d, runs) for d in shown_in("cdf"))  # metrics/declarations.py
     diffs = option_differences([run_options(r.records) for r in runs])
     diff_tbl = (table(["option", *names], [[flag, *(_shown(v) for v in values)]

@@ -6,32 +6,35 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_bench.metrics.intervals import STATS, shown
+from agentic_bench.metrics.summary_model import Summary
 
 RATES = (("requests_per_s", "requests/s"), ("output_tokens_per_s", "output tok/s"),
          ("sessions_per_s", "sessions/s"), ("goodput_sessions_per_s", "goodput sessions/s"))
 
 
-def _rate_value(summary: dict[str, Any], key: str) -> Any:
+def _rate_value(summary: Summary, key: str) -> Any:
     if key == "goodput_sessions_per_s":
-        return (summary.get("goodput") or {}).get("sessions_per_s")
-    return (summary.get("throughput") or {}).get(key)
+        return summary.goodput.given("sessions_per_s")
+    return summary.throughput.given(key)
 
 
-def _goodput_fraction(summary: dict[str, Any]) -> float | None:
+def _goodput_fraction(summary: Summary) -> float | None:
     """Sessions that met every SLO over sessions issued (the figure the Wilson interval of
     ``intervals.goodput_fraction`` is about); None without sessions."""
-    sessions = int((summary.get("counts") or {}).get("sessions") or 0)
-    met = int((summary.get("goodput") or {}).get("sessions") or 0)
+    sessions = int(summary.counts.sessions or 0)
+    met = int(summary.goodput.sessions or 0)
     return met / sessions if sessions else None
 
 
-def interval_rows(summary: dict[str, Any]) -> list[list[str]]:
+def interval_rows(given: Summary | dict[str, Any]) -> list[list[str]]:
     """[figure, statistic, value [lo, hi]] for every figure that has an interval."""
-    block = summary.get("intervals") or {}
+    summary = Summary.of(given)
+    block = summary.intervals or {}
     rows: list[list[str]] = []
     for name, bounds in (block.get("latency_ms") or {}).items():
-        stats = (summary.get("latency_ms") or {}).get(name) or {}
-        rows += [[f"{name} (ms)", stat, shown(stats.get(stat), bounds.get(stat))]
+        stats = summary.latency_ms.get(name)
+        rows += [[f"{name} (ms)", stat, shown(stats.given(stat) if stats else None,
+                                               bounds.get(stat))]
                  for stat in STATS if stat in bounds]
     for key, label in RATES:
         bounds = (block.get("throughput") or {}).get(key)
@@ -42,14 +45,15 @@ def interval_rows(summary: dict[str, Any]) -> list[list[str]]:
         rows.append(["goodput fraction", "fraction",
                      shown(fraction, block["goodput_fraction"], 4)])
     if block.get("accuracy"):
-        acc = (summary.get("accuracy") or {}).get("headline")
+        acc = (summary.accuracy or {}).get("headline")
         rows.append(["accuracy", "headline", shown(acc, block["accuracy"], 4)])
     return rows
 
 
-def interval_lines(summary: dict[str, Any]) -> list[str]:
+def interval_lines(given: Summary | dict[str, Any]) -> list[str]:
     """The summary.txt block: one line per figure, its four statistics with intervals."""
-    block = summary.get("intervals") or {}
+    summary = Summary.of(given)
+    block = summary.intervals or {}
     if not block:
         return []
     if block.get("error"):

@@ -117,7 +117,7 @@ def _server_metrics(out: Path) -> dict[str, Any] | None:
         return {"error": f"not digested: {reason}"}
 
 
-def _intervals(out: Path, summary: dict[str, Any], slos: dict[str, float],
+def _intervals(out: Path, summary: Summary, slos: dict[str, float],
                records: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The headline figures' 95 % intervals (metrics/intervals.py), from the kept records or
     read back from records.jsonl; like the server metrics' digest, a failure here is a line in
@@ -154,7 +154,7 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         finite = run_finite_prefix_hit(out / "records.jsonl", workload.source, capacities)
         if finite is not None:
             typed.trees.setdefault("prefix_hit", {})["finite_capacity"] = finite
-    typed.intervals = _intervals(out, typed.to_dict(), facts.slos, records)
+    typed.intervals = _intervals(out, typed, facts.slos, records)
     summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take
     write_summary(out, summary)
     if workload.write_artifacts is not None:
