@@ -53,11 +53,12 @@ def ratio(value: Any, base: Any) -> float | None:
     return out if math.isfinite(out) else None
 
 
-def compare_rows(summaries: Sequence[dict[str, Any]]) -> list[Row]:
+def compare_rows(summaries: Sequence[Summary | dict[str, Any]]) -> list[Row]:
     """The rows of a comparison of several runs' summaries (one per figure)."""
+    typed = [Summary.of(s) for s in summaries]
     rows = []
     for m in metrics():
-        values = [metric_value(s, m.path) for s in summaries]
+        values = [metric_value(s, m.path) for s in typed]
         ratios = [None if m.better == "" else ratio(v, values[0]) for v in values]
         rows.append(Row(m, values, ratios))
     return rows
@@ -94,7 +95,8 @@ def _cell(value: Any, r: float | None, first: bool, percent: bool = False) -> st
     return f"{text} ({r:.2f}x)"
 
 
-def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]]) -> str:
+def render_compare_text(names: Sequence[str],
+                        summaries: Sequence[Summary | dict[str, Any]]) -> str:
     """A text table comparing the runs ``names`` (their ``summaries``, in order)."""
     rows = compare_rows(summaries)
     header = ["metric", "unit", *names]
