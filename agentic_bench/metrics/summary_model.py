@@ -8,10 +8,10 @@ key is a type error, not a ``KeyError`` at run time. The model is versioned as t
 
 The blocks every summary has are typed sub-models (:class:`Counts`, :class:`Stats`,
 :class:`Throughput`, :class:`Goodput`, :class:`ToolCalls`, :class:`Harness`,
-:class:`Constraint`, :class:`Endpoint`, :class:`Load`); a block a task or a run mode adds
-(``accuracy``, ``workload``, ``loadgen``, ``trees``...) is a typed field holding its plain
-dictionary, and a key no field names is kept as it came (``extra="allow"``: a task's own
-block, or a key a later version adds).
+:class:`Constraint`, :class:`Endpoint`, :class:`Load`, :class:`Intervals`); a block a task
+or a run mode adds (``accuracy``, ``workload``, ``loadgen``, ``trees``...) is a typed field
+holding its plain dictionary, and a key no field names is kept as it came (``extra="allow"``:
+a task's own block, or a key a later version adds).
 
 The round trip is exact: :meth:`Summary.to_dict` gives back the dictionary it was made from,
 the keys in the same order and only the keys it had (a field never given is not written), so
@@ -181,6 +181,28 @@ class Load(Block):
     short: str | None = None
 
 
+Bounds = list[Number]  # [lo, hi] of a 95 % interval
+
+
+class Intervals(Block):
+    """The headline figures' 95 % intervals (:mod:`~agentic_bench.metrics.intervals`): per
+    latency metric and statistic, per rate, the goodput fraction and the accuracy; ``note``
+    (too few sessions) or ``error`` (not computed) where there are none."""
+
+    confidence: Number | None = None
+    method: str = ""
+    resamples: int | None = None
+    seed: int | None = None
+    sessions_used: int = 0
+    sessions_left_out: int = 0
+    latency_ms: dict[str, dict[str, Bounds]] = Field(default_factory=dict)
+    throughput: dict[str, Bounds] = Field(default_factory=dict)
+    goodput_fraction: Bounds | None = None
+    accuracy: Bounds | None = None
+    note: str | None = None
+    error: str | None = None
+
+
 class Summary(Block):
     """``summary.json``. The core blocks are typed; the blocks of a run mode or task are typed
     fields over their plain dictionary; any other key is kept as it came."""
@@ -231,7 +253,7 @@ class Summary(Block):
     report_sample: dict[str, Any] | None = None
     energy: dict[str, Any] | None = None
     fidelity: dict[str, Any] | None = None
-    intervals: dict[str, Any] | None = None
+    intervals: Intervals | None = None
     regenerated: str | None = None
     # e2e-rag-db's build summary (tasks/rag_e2e/db_run.py): the reference benchmark, the DB
     db: dict[str, Any] | None = None
@@ -313,6 +335,7 @@ __all__ = [
     "Goodput",
     "Harness",
     "InFlight",
+    "Intervals",
     "Load",
     "Stats",
     "Summary",

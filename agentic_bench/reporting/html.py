@@ -241,10 +241,12 @@ def _intervals_table(summary: Summary) -> str:
     rows = interval_rows(summary)
     if not rows:
         return ""
-    block = summary.intervals or {}
-    note = (f'<p class="note">95% intervals: {esc(block.get("method", ""))}; '
-            f'{block.get("sessions_used", 0):,} sessions, {block.get("resamples")} resamples, '
-            f'seed {block.get("seed")} (docs/metrics.md, "Confidence intervals")</p>')
+    block = summary.intervals
+    if block is None:
+        return ""
+    note = (f'<p class="note">95% intervals: {esc(block.method)}; '
+            f'{block.sessions_used:,} sessions, {block.resamples} resamples, '
+            f'seed {block.seed} (docs/metrics.md, "Confidence intervals")</p>')
     return table(["figure", "statistic", "value [95% interval]"], rows,
                  table_id="table-intervals") + note
 

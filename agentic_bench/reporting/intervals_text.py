@@ -29,41 +29,42 @@ def _goodput_fraction(summary: Summary) -> float | None:
 def interval_rows(given: Summary | dict[str, Any]) -> list[list[str]]:
     """[figure, statistic, value [lo, hi]] for every figure that has an interval."""
     summary = Summary.of(given)
-    block = summary.intervals or {}
+    block = summary.intervals
+    if block is None:
+        return []
     rows: list[list[str]] = []
-    for name, bounds in (block.get("latency_ms") or {}).items():
+    for name, bounds in block.latency_ms.items():
         stats = summary.latency_ms.get(name)
         rows += [[f"{name} (ms)", stat, shown(stats.given(stat) if stats else None,
                                                bounds.get(stat))]
                  for stat in STATS if stat in bounds]
     for key, label in RATES:
-        bounds = (block.get("throughput") or {}).get(key)
-        if bounds:
-            rows.append([label, "rate", shown(_rate_value(summary, key), bounds, 3)])
+        rate = block.throughput.get(key)
+        if rate:
+            rows.append([label, "rate", shown(_rate_value(summary, key), rate, 3)])
     fraction = _goodput_fraction(summary)
-    if block.get("goodput_fraction") and fraction is not None:
-        rows.append(["goodput fraction", "fraction",
-                     shown(fraction, block["goodput_fraction"], 4)])
-    if block.get("accuracy"):
+    if block.goodput_fraction and fraction is not None:
+        rows.append(["goodput fraction", "fraction", shown(fraction, block.goodput_fraction, 4)])
+    if block.accuracy:
         acc = (summary.accuracy or {}).get("headline")
-        rows.append(["accuracy", "headline", shown(acc, block["accuracy"], 4)])
+        rows.append(["accuracy", "headline", shown(acc, block.accuracy, 4)])
     return rows
 
 
 def interval_lines(given: Summary | dict[str, Any]) -> list[str]:
     """The summary.txt block: one line per figure, its four statistics with intervals."""
     summary = Summary.of(given)
-    block = summary.intervals or {}
-    if not block:
+    block = summary.intervals
+    if block is None or not block.model_fields_set:
         return []
-    if block.get("error"):
-        return ["", f"Intervals : {block['error']}"]
-    if block.get("note"):
-        return ["", f"Intervals : {block['note']}"]
-    left = block.get("sessions_left_out") or 0
-    head = (f"95% intervals (sessions resampled: {block['sessions_used']:,} sessions"
+    if block.error:
+        return ["", f"Intervals : {block.error}"]
+    if block.note:
+        return ["", f"Intervals : {block.note}"]
+    left = block.sessions_left_out
+    head = (f"95% intervals (sessions resampled: {block.sessions_used:,} sessions"
             + (f", a seeded subset; {left:,} left out by the value budget" if left else "")
-            + f", {block['resamples']} resamples, seed {block['seed']})")
+            + f", {block.resamples} resamples, seed {block.seed})")
     lines = ["", head]
     by: dict[str, list[str]] = {}
     for figure, stat, text in interval_rows(summary):

@@ -23,7 +23,7 @@ from typing import Any
 
 from agentic_bench.contracts import Workload
 from agentic_bench.metrics.intervals import LATENCIES, RATES, STATS
-from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.metrics.summary_model import Intervals, Summary
 from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.files import write_run_config
 from agentic_bench.options.schema import public_options
@@ -38,9 +38,9 @@ def figures(given: Summary | dict[str, Any]
     """Each headline figure of a run: (value, its 95 % interval or None)."""
     summary = Summary.of(given)
     out: dict[str, tuple[float | None, list[float] | None]] = {}
-    block = summary.intervals or {}
+    block = summary.intervals or Intervals()
     for name in LATENCIES:
-        bounds = (block.get("latency_ms") or {}).get(name) or {}
+        bounds = block.latency_ms.get(name) or {}
         for stat in STATS:
             value = summary.latency(name, stat)
             if value is not None:
@@ -49,7 +49,7 @@ def figures(given: Summary | dict[str, Any]
         value = (summary.goodput.given("sessions_per_s") if rate == "goodput_sessions_per_s"
                  else summary.throughput.given(rate))
         if isinstance(value, int | float):
-            out[rate] = (float(value), (block.get("throughput") or {}).get(rate))
+            out[rate] = (float(value), block.throughput.get(rate))
     return out
 
 

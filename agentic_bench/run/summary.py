@@ -18,7 +18,7 @@ from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.resume import ResumeState
-from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.metrics.summary_model import Intervals, Summary
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every
@@ -154,7 +154,7 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         finite = run_finite_prefix_hit(out / "records.jsonl", workload.source, capacities)
         if finite is not None:
             typed.trees.setdefault("prefix_hit", {})["finite_capacity"] = finite
-    typed.intervals = _intervals(out, typed, facts.slos, records)
+    typed.intervals = Intervals.model_validate(_intervals(out, typed, facts.slos, records))
     summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take
     write_summary(out, summary)
     if workload.write_artifacts is not None:
