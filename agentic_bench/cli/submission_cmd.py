@@ -42,9 +42,9 @@ def main_pack(namespace: argparse.Namespace) -> int:
         rep.will_fail += [f"departure from MLPerf's configuration: {d}"
                           for d in departures(summaries)]
     for path, summary in zip(args.run_dirs, summaries, strict=True):
-        if summary.get("complete") is False:  # an interrupted run: never packed silently
+        if summary.given("complete") is False:  # an interrupted run: never packed silently
             line = (f"{path}: an interrupted run (complete: no, stop reason "
-                    f"{summary.get('stop_reason', '-')}); run it again or --resume it first")
+                    f"{summary.given('stop_reason', '-')}); run it again or --resume it first")
             rep.will_fail.append(line)
             print(f"warning: {line}", file=sys.stderr)
     if args.json_output:

@@ -118,7 +118,7 @@ def empty_server_metrics() -> dict[str, Any]:
 
 def _server_metrics(run: RunFolder, good: list[Request]) -> tuple[dict[str, Any], list[str]]:
     block, warnings = empty_server_metrics(), []
-    scraped = ((run.summary.get("server_metrics") or {}).get("sources") or {})
+    scraped = (run.summary.server_metrics or {}).get("sources") or {}
     if not scraped:
         warnings.append("no server metrics scraped (agentic-bench --server-metrics URL)")
     else:
@@ -182,9 +182,9 @@ def build_agg(run: RunFolder) -> dict[str, Any]:
                       "per_gpu": {"total_tput_tps": rates["total"] / gpus,
                                   "output_tput_tps": rates["output"] / gpus,
                                   "input_tput_tps": rates["input"] / gpus}}
-    trees = s.get("trees") or {}
+    trees = s.trees or {}
     server, warnings = _server_metrics(run, good)
-    workload = s.get("workload") or {}
+    workload = s.workload
     agg: dict[str, Any] = {
         "hw": "", "conc": int(run.concurrency() or 0), "image": "", "recipe_fingerprint": "",
         "model": run.model, "infmax_model_prefix": "", "framework": "", "precision": "",
@@ -207,14 +207,14 @@ def build_agg(run: RunFolder) -> dict[str, Any]:
         "kv_cache_pool_tokens": server["kv_cache"]["gpu_total_tokens"],
         "warnings": warnings,
         "agentic_bench": {
-            "result": s.get("result"), "constraints": s.get("constraints"),
-            "agentx": s.get("agentx"), "trees": trees.get("trees"),
+            "result": s.given("result"), "constraints": s.constraint_rows(),
+            "agentx": s.agentx, "trees": trees.get("trees"),
             "context_overflow": trees.get("context_overflow"),
             "prompt_tokens": trees.get("prompt_tokens"), "replies": trees.get("replies"),
-            "turn_latency_ms": (s.get("latency_ms") or {}).get("turn"),
-            "session_latency_ms": (s.get("latency_ms") or {}).get("session"),
-            "source_run": run.label, "command_line": s.get("command_line"),
-            "started_at": s.get("started_at")},
+            "turn_latency_ms": s.latency_block("turn"),
+            "session_latency_ms": s.latency_block("session"),
+            "source_run": run.label, "command_line": s.command_line,
+            "started_at": s.started_at},
     }
     rounded: dict[str, Any] = round_floats(agg)
     return rounded

@@ -42,6 +42,7 @@ import yaml
 from agentic_bench.errors import UsageError
 from agentic_bench.export.run_folder import RunFolder, Target, open_target, request_of
 from agentic_bench.metrics.percentiles import percentile
+from agentic_bench.metrics.summary_model import Stats
 
 VERSION = "0.2.1"
 # summary.json latency block → Statistics keys
@@ -52,15 +53,16 @@ _EXTENSION_BLOCKS = ("result", "constraints", "complete", "stop_reason", "goodpu
                      "warmup", "accuracy", "tool_calls", "energy", "roles", "slos")
 
 
-def _from_summary(block: dict[str, Any] | None, units: str, scale: float = 1.0
+def _from_summary(block: Stats | None, units: str, scale: float = 1.0
                   ) -> dict[str, Any] | None:
     """A summary.json statistics block as a Statistics object (None when it has no mean)."""
-    if not block or block.get("mean") is None:
+    if block is None or block.given("mean") is None:
         return None
     out: dict[str, Any] = {"units": units}
     for key in _STAT_KEYS:
-        if isinstance(block.get(key), int | float):
-            out[key] = block[key] * scale
+        value = block.given(key)
+        if isinstance(value, int | float):
+            out[key] = value * scale
     return out
 
 
@@ -143,26 +145,26 @@ def build_report(run: RunFolder, *, experiment: str | None = None,
     ``load_benchmark_report``)."""
     s = run.summary
     scan = _Scan(run)
-    counts = s.get("counts") or {}
-    latency = s.get("latency_ms") or {}
-    throughput = s.get("throughput") or {}
-    duration = float(s.get("duration_s") or 0.0)
-    started = s.get("started_at")
+    counts, latency, throughput = s.counts, s.latency_ms, s.throughput
+    duration = float(s.duration_s or 0.0)
+    started = s.started_at
     start = datetime.datetime.fromisoformat(started) if isinstance(started, str) else None
-    command = str(s.get("command_line") or "")
-    versions = s.get("versions") or {}
-    endpoint = s.get("endpoint") or {}
+    command = str(s.command_line or "")
+    versions = s.versions
+    endpoint = s.endpoint
     load = run.load
     concurrency = run.concurrency()
-    keywords = ["agentic-bench", str(s.get("benchmark") or "run"), run.scenario]
+    keywords = ["agentic-bench", str(s.benchmark or "run"), run.scenario]
     if run.agentx:
         keywords.append("agentx")
     input_rate = sum(scan.inputs) / duration if duration else None
-    output_rate = throughput.get("output_tokens_per_s")
-    extension = {k: s[k] for k in _EXTENSION_BLOCKS if s.get(k) is not None}
-    extension.update(turn_latency_ms=latency.get("turn"), session_latency_ms=latency.get("session"),
-                     counts=counts, workload=s.get("workload"), folder=run.label, point=point)
-    prefix = s.get("prefix_cache") or {}
+    output_rate = throughput.given("output_tokens_per_s")
+    blocks = s.to_dict()  # the blocks the extension keeps whole, as summary.json has them
+    extension = {k: blocks[k] for k in _EXTENSION_BLOCKS if blocks.get(k) is not None}
+    extension.update(turn_latency_ms=s.latency_block("turn"),
+                     session_latency_ms=s.latency_block("session"), counts=counts.to_dict(),
+                     workload=s.given("workload"), folder=run.label, point=point)
+    prefix = s.prefix_cache or {}
     components = None
     if isinstance(prefix.get("hit_rate"), int | float):
         components = [{"component_label": "endpoint", "aggregate": {
@@ -177,22 +179,22 @@ def build_report(run: RunFolder, *, experiment: str | None = None,
                      "end": (start + datetime.timedelta(seconds=duration)).isoformat()
                      if start else None,
                      "duration": f"PT{duration:.6f}S"},
-            "description": f"agentic-bench {s.get('benchmark', 'run')}: {command}".strip(),
+            "description": f"agentic-bench {s.given('benchmark', 'run')}: {command}".strip(),
             "keywords": keywords,
         },
         "scenario": {
             "stack": [{
                 "metadata": {"label": "endpoint", "cfg_id": run.config_id(),
                              "description": "the OpenAI-compatible endpoint under test"},
-                "standardized": {"kind": "generic", "tool": str(endpoint.get("kind") or "url"),
+                "standardized": {"kind": "generic", "tool": str(endpoint.kind or "url"),
                                  "tool_version": "unknown", "model": run.model,
-                                 "url": endpoint.get("url")},
-                "native": {"args": {}, "config": endpoint or None},
+                                 "url": endpoint.url},
+                "native": {"args": {}, "config": endpoint.to_dict() or None},
             }],
             "load": {
                 "metadata": {"cfg_id": run.config_id(),
-                             "description": f"{s.get('benchmark', 'run')} "
-                             f"{(s.get('workload') or {}).get('trace') or ''}".strip()},
+                             "description": f"{s.given('benchmark', 'run')} "
+                             f"{s.workload.get('trace') or ''}".strip()},
                 "standardized": {
                     "tool": "agentic-bench",
                     "tool_version": str(versions.get("agentic-bench") or "unknown"),
@@ -205,14 +207,14 @@ def build_report(run: RunFolder, *, experiment: str | None = None,
                     "rate_qps": load.get("rate") if run.scenario == "server" else None,
                     "concurrency": concurrency,
                 },
-                "native": {"args": run.options or None, "config": s.get("config")},
+                "native": {"args": run.options or None, "config": s.given("config")},
             },
         },
         "results": {
             "request_performance": {"aggregate": {
                 "requests": {
-                    "total": int(counts.get("requests") or 0),
-                    "failures": int(counts.get("errors") or 0),
+                    "total": counts.requests,
+                    "failures": counts.errors,
                     "incomplete": scan.cancelled or None,
                     "input_length": _from_values(scan.inputs, "count"),
                     "output_length": _from_values(scan.outputs, "count"),
@@ -229,17 +231,17 @@ def build_report(run: RunFolder, *, experiment: str | None = None,
                     "output_token_rate": _rate(output_rate, "tokens/s"),
                     "total_token_rate": _rate((input_rate or 0) + output_rate, "tokens/s")
                     if input_rate is not None and isinstance(output_rate, int | float) else None,
-                    "request_rate": _rate(throughput.get("requests_per_s"), "queries/s"),
+                    "request_rate": _rate(throughput.given("requests_per_s"), "queries/s"),
                 },
             }},
             "session_performance": {"sessions": {
-                "total": int(counts.get("sessions") or 0),
-                "succeeded": int(counts.get("sessions_ok") or 0),
-                "failed": int(counts.get("sessions") or 0) - int(counts.get("sessions_ok") or 0),
-                "total_events": int(counts.get("requests") or 0),
-                "total_events_completed": int(counts.get("requests_ok") or 0),
+                "total": counts.sessions,
+                "succeeded": counts.sessions_ok,
+                "failed": counts.sessions - counts.sessions_ok,
+                "total_events": counts.requests,
+                "total_events_completed": counts.requests_ok,
                 "total_events_cancelled": scan.cancelled,
-                "session_rate": _rate(throughput.get("sessions_per_s"), "queries/s"),
+                "session_rate": _rate(throughput.given("sessions_per_s"), "queries/s"),
                 "session_duration": _from_summary(latency.get("session"), "s", 1e-3),
                 "events_per_session": _from_values(scan.events, "count"),
                 "events_cancelled_per_session": _from_values(

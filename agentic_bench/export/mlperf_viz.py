@@ -69,21 +69,21 @@ def result_summary(run: RunFolder) -> dict[str, Any]:
               if q.sent_ns is not None]
     ends = [q.end_ns for q in steps if q.end_ns is not None]
     duration = (max(ends) - min(starts)) if starts and ends and max(ends) > min(starts) else None
-    if duration is None and s.get("duration_s"):
-        duration = round(float(s["duration_s"]) * 1e9)
+    if duration is None and s.duration_s:
+        duration = round(float(s.duration_s) * 1e9)
     osl = series([float(q.output_tokens) for q in good if q.output_tokens])
     failed = sum(1 for q in steps if not q.ok)
     reasons = [str(q.finish_reason) for q in good]
     seconds = duration / 1e9 if duration else None
     return {
-        "version": str((s.get("versions") or {}).get("agentic-bench", "unknown")),
+        "version": str(s.versions.get("agentic-bench", "unknown")),
         "git_sha": None,
         "n_samples_issued": len(steps),
         "n_samples_completed": len(steps),
         "n_samples_failed": failed,
         "duration_ns": duration,
-        "state": "complete" if s.get("complete") else "interrupted",
-        "complete": bool(s.get("complete")),
+        "state": "complete" if s.complete else "interrupted",
+        "complete": bool(s.complete),
         "ttft": series([q.ttft_ms * 1e6 for q in good if q.ttft_ms is not None]),
         "tpot": series([q.tpot_ms * 1e6 for q in good if q.tpot_ms is not None]),
         "latency": series([q.request_ms * 1e6 for q in steps if q.request_ms is not None]),
@@ -103,21 +103,19 @@ def result_summary(run: RunFolder) -> dict[str, Any]:
 
 def accuracy_results(run: RunFolder) -> dict[str, Any] | None:
     """``accuracy_results.json`` from the summary's headline accuracy (None without one)."""
-    acc = run.summary.get("accuracy") or {}
-    headline = acc.get("headline") if isinstance(acc, dict) else None
+    headline = (run.summary.accuracy or {}).get("headline")
     if not isinstance(headline, int | float):
         return None
     return {"average_accuracy": headline, "accuracy_scores": [{
-        "dataset_name": str(run.summary.get("benchmark") or "run"), "score": headline,
-        "dataset_type": "accuracy", "extractor": None, "complete": bool(
-            run.summary.get("complete"))}]}
+        "dataset_name": str(run.summary.benchmark or "run"), "score": headline,
+        "dataset_type": "accuracy", "extractor": None, "complete": run.summary.complete}]}
 
 
 def _system(run: RunFolder) -> str:
-    endpoint = run.summary.get("endpoint") or {}
-    if endpoint.get("kind") not in (None, "url"):
-        return slug(str(endpoint["kind"]))
-    host = urlsplit(str(endpoint.get("url") or "")).netloc.rsplit("@", 1)[-1]
+    endpoint = run.summary.endpoint
+    if endpoint.kind not in (None, "url"):
+        return slug(str(endpoint.kind))
+    host = urlsplit(str(endpoint.url or "")).netloc.rsplit("@", 1)[-1]
     return slug(host or "endpoint")
 
 
@@ -126,7 +124,9 @@ def _point_key(run: RunFolder) -> tuple[int, str]:
     if fixed is not None:
         return fixed, ("single-stream: one session at a time" if run.scenario == "single-stream"
                        else f"--concurrency {fixed} ({run.scenario})")
-    peak = ((run.summary.get("load") or {}).get("sessions_in_flight") or {}).get("max")
+    load = run.summary.load
+    peak = (load.sessions_in_flight.max if load is not None and load.sessions_in_flight
+            else None)
     if not isinstance(peak, int | float) or peak < 1:
         raise UsageError(f"{run.path}: a {run.scenario} run has no concurrency and its summary "
                          "no peak of sessions in flight (load.sessions_in_flight.max) to key "
@@ -135,19 +135,20 @@ def _point_key(run: RunFolder) -> tuple[int, str]:
                        f"(rate {run.load.get('rate')}) has no fixed concurrency")
 
 
-def _point_yaml(run: RunFolder, n: int, source: str, summary: dict[str, Any]) -> dict[str, Any]:
+def _point_yaml(run: RunFolder, n: int, source: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``point.yaml`` of a run, from its summary and its ``result_summary.json`` (``result``)."""
     s = run.summary
-    osl, isl = summary.get("output_sequence_lengths") or {}, summary.get("input_sequence_lengths")
-    completed = summary.get("n_samples_completed") or 0
-    trace = (s.get("workload") or {}).get("trace")
+    osl, isl = result.get("output_sequence_lengths") or {}, result.get("input_sequence_lengths")
+    completed = result.get("n_samples_completed") or 0
+    trace = s.workload.get("trace")
     return {"concurrency": n, "concurrency_source": source,
-            "run_date": str(s.get("started_at") or ""), "model_name": run.model,
-            "dataset_name": str(trace or s.get("benchmark") or ""),
+            "run_date": str(s.started_at or ""), "model_name": run.model,
+            "dataset_name": str(trace or s.benchmark or ""),
             "division": "open", "scenario": run.scenario, "rate": run.load.get("rate"),
             "input_token_average": (isl or {}).get("avg"),
             "output_token_average": osl.get("total", 0) / completed if completed and osl
             else None,
-            "result": s.get("result"), "source_run": run.label}
+            "result": s.given("result"), "source_run": run.label}
 
 
 def export_mlperf_viz(run_dir: Path, out: Path) -> list[Path]:
@@ -170,10 +171,10 @@ def export_mlperf_viz(run_dir: Path, out: Path) -> list[Path]:
         own = run.path / "performance" / "result_summary.json"
         if own.is_file():
             shutil.copyfile(own, folder / "result_summary.json")
-            summary = json.loads(own.read_text(encoding="utf-8"))
+            result = json.loads(own.read_text(encoding="utf-8"))
         else:
-            summary = result_summary(run)
-            (folder / "result_summary.json").write_text(json.dumps(summary, indent=2) + "\n",
+            result = result_summary(run)
+            (folder / "result_summary.json").write_text(json.dumps(result, indent=2) + "\n",
                                                         encoding="utf-8")
         written.append(folder / "result_summary.json")
         own_acc = run.path / "accuracy" / "accuracy_results.json"
@@ -186,12 +187,12 @@ def export_mlperf_viz(run_dir: Path, out: Path) -> list[Path]:
                                                           encoding="utf-8")
             written.append(folder / "accuracy_results.json")
         files = {
-            "point.yaml": yaml.safe_dump(_point_yaml(run, n, source, summary), sort_keys=False),
+            "point.yaml": yaml.safe_dump(_point_yaml(run, n, source, result), sort_keys=False),
             "system_desc.json": json.dumps({
                 "system_name": system, "submitter_org_names": None,
-                "endpoint_url": (run.summary.get("endpoint") or {}).get("url"),
+                "endpoint_url": run.summary.endpoint.url,
                 "model_name": run.model, "division": "open",
-                "config_summary": f"agentic-bench {run.summary.get('benchmark', 'run')}, "
+                "config_summary": f"agentic-bench {run.summary.given('benchmark', 'run')}, "
                 f"{run.scenario}"}, indent=2) + "\n"}
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.declarations import field_of
 from agentic_bench.metrics.percentiles import percentile
+from agentic_bench.metrics.summary_model import Summary, why_invalid
 from agentic_bench.records.stream import iter_records, run_records_path
 
 Record = dict[str, Any]
@@ -37,12 +40,21 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def _read_summary(path: Path) -> Summary:
+    """``summary.json`` as the typed :class:`Summary`; a UsageError names a field that is not
+    a summary's."""
+    try:
+        return Summary.model_validate(_read_json(path))
+    except ValidationError as exc:
+        raise UsageError(f"{path}: not a run's summary ({why_invalid(exc)})") from None
+
+
 @dataclass(frozen=True)
 class RunFolder:
     """One finished run: its summary, its ``run`` record and (streamed) its records."""
 
     path: Path
-    summary: dict[str, Any]
+    summary: Summary  # summary.json, validated as it is read (open_run)
     run: dict[str, Any]
     label: str  # the point's name in a sweep (``concurrency-2``), else the folder's name
 
@@ -58,8 +70,7 @@ class RunFolder:
     @property
     def load(self) -> dict[str, Any]:
         """The load block: scenario, rate, concurrency, sessions, duration, seed."""
-        config = self.summary.get("config") or {}
-        return dict(config.get("load") or self.summary.get("scenario") or {})
+        return dict(self.summary.config.get("load") or self.summary.scenario)
 
     @property
     def scenario(self) -> str:
@@ -67,21 +78,18 @@ class RunFolder:
 
     @property
     def model(self) -> str:
-        endpoint = self.summary.get("endpoint") or {}
-        config = self.summary.get("config") or {}
-        return str(endpoint.get("model") or config.get("model") or "unknown")
+        return str(self.summary.endpoint.model or self.summary.config.get("model") or "unknown")
 
     @property
     def agentx(self) -> bool:
         """Whether the run was an ``--agentx`` replay (the scenario's block in the summary)."""
-        config = self.summary.get("config") or {}
-        return bool(self.summary.get("agentx")) or bool(config.get("agentx"))
+        return bool(self.summary.agentx) or bool(self.summary.config.get("agentx"))
 
     @property
     def gpus(self) -> int:
-        trees = (self.summary.get("trees") or {})
-        config = self.summary.get("config") or {}
-        return int(trees.get("gpus") or config.get("gpus") or self.options.get("gpus") or 1)
+        trees = self.summary.trees or {}
+        return int(trees.get("gpus") or self.summary.config.get("gpus")
+                   or self.options.get("gpus") or 1)
 
     def concurrency(self) -> int | None:
         """The load's fixed concurrency: 1 for single-stream, the streams (or lanes) of a
@@ -95,7 +103,7 @@ class RunFolder:
 
     def config_id(self) -> str:
         """A hash of the run's options (what another run with the same options shares)."""
-        text = json.dumps(self.options or self.summary.get("config") or {}, sort_keys=True,
+        text = json.dumps(self.options or self.summary.config, sort_keys=True,
                           default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -107,7 +115,7 @@ def open_run(path: Path, label: str | None = None) -> RunFolder:
     if not (path / "summary.json").is_file():
         raise UsageError(f"{path}: not a finished run folder (no summary.json; "
                          f"`agentic-bench report {path}` rebuilds it from records.jsonl)")
-    summary = _read_json(path / "summary.json")
+    summary = _read_summary(path / "summary.json")
     run: Record = {}
     records = run_records_path(path)
     if records.exists():

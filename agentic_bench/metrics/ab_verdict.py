@@ -38,6 +38,7 @@ from agentic_bench.metrics.intervals import (
     latency_statistic,
     rate_statistic,
 )
+from agentic_bench.metrics.summary_model import Summary
 
 VERDICTS = ("BETTER", "WORSE", "SAME", "INCONCLUSIVE")
 DEFAULT_METRICS = ("ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "request_p99_ms",
@@ -65,15 +66,16 @@ class MetricRef:
         known = [f"{lat}_{s}_ms" for lat in LATENCIES for s in STATS] + list(RATES)
         raise ValueError(f"unknown metric {name!r}: one of {', '.join(known)}")
 
-    def value(self, summary: dict[str, Any]) -> float | None:
+    def value(self, given: Summary | dict[str, Any]) -> float | None:
         """The figure in a run's summary (its point estimate)."""
+        summary = Summary.of(given)
+        found: Any
         if self.latency is not None:
-            stat = STATS[self.index]
-            found = ((summary.get("latency_ms") or {}).get(self.latency) or {}).get(stat)
+            found = summary.latency(self.latency, STATS[self.index])
         elif self.name == "goodput_sessions_per_s":
-            found = (summary.get("goodput") or {}).get("sessions_per_s")
+            found = summary.goodput.given("sessions_per_s")
         else:
-            found = (summary.get("throughput") or {}).get(self.name)
+            found = summary.throughput.given(self.name)
         return float(found) if isinstance(found, int | float) else None
 
 
@@ -81,7 +83,7 @@ class MetricRef:
 class Run:
     """What a verdict needs of one run: its summary and its per-session values."""
 
-    summary: dict[str, Any]
+    summary: Summary | dict[str, Any]  # a summary.json read back: as a Summary (ab_compare)
     values: SessionValues
     fraction: float = 1.0  # the share of sessions the value budget kept
 
@@ -89,7 +91,8 @@ class Run:
 def _statistic(metric: MetricRef, run: Run) -> Statistic | None:
     if metric.latency is not None:
         return latency_statistic(run.values, metric.latency)
-    return rate_statistic(run.values, float(run.summary.get("duration_s") or 0.0), run.fraction)
+    duration_s = float(Summary.of(run.summary).duration_s or 0.0)
+    return rate_statistic(run.values, duration_s, run.fraction)
 
 
 def judge(lo: float, hi: float, threshold: float, lower_is_better: bool) -> str:

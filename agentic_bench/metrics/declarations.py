@@ -22,13 +22,16 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_bench.errors import ConfigError
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.plugins import PluginRef, discover_plugins
 from agentic_bench.records.llm import Derivation, Timestamps, Value
 from agentic_bench.units import NS_PER_MS
+
+if TYPE_CHECKING:
+    from agentic_bench.metrics.summary_model import Summary
 
 STATS = ("count", "mean", "p50", "p90", "p99", "max")  # what describe() gives, shown in order
 
@@ -197,13 +200,20 @@ BY_NAME = {decl.name: decl for decl in LATENCY}
 FIGURE_BY_LABEL = {decl.label: decl for decl in FIGURES}
 
 
-def figure_value(summary: dict[str, Any], path: Sequence[str]) -> Any:
-    """The value at ``path`` in a summary (None where a key is missing)."""
+def figure_value(summary: Summary | dict[str, Any], path: Sequence[str]) -> Any:
+    """The value at ``path`` in a summary (None where the summary lacks it): a typed block's
+    field as given (:meth:`~agentic_bench.metrics.summary_model.Block.given`), a plain
+    block's key."""
+    from agentic_bench.metrics.summary_model import Block  # pydantic: only where it is read
+
     node: Any = summary
     for key in path:
-        if not isinstance(node, dict):
+        if isinstance(node, Block):
+            node = node.given(key)
+        elif isinstance(node, dict):
+            node = node.get(key)
+        else:
             return None
-        node = node.get(key)
     return node
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_bench.metrics.declarations import field_of, in_latency_population
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.metrics.verdict import goodput_limits
 
 CONFIDENCE = 0.95
@@ -267,10 +268,10 @@ def _rates(values: SessionValues, duration_s: float, fraction: float) -> dict[st
     return {n: [round(lo, 4), round(hi, 4)] for n, (lo, hi) in zip(RATES, bounds, strict=True)}
 
 
-def budget_fraction(summary: dict[str, Any]) -> float:
+def budget_fraction(summary: Summary | dict[str, Any]) -> float:
     """The share of sessions the budgets keep for a run of this summary."""
-    counts = summary.get("counts") or {}
-    requests, sessions = int(counts.get("requests_ok") or 0), int(counts.get("sessions") or 0)
+    counts = Summary.of(summary).counts
+    requests, sessions = int(counts.requests_ok or 0), int(counts.sessions or 0)
     return min(1.0, VALUE_BUDGET / requests if requests else 1.0,
                SESSION_BUDGET / sessions if sessions else 1.0)
 
@@ -326,20 +327,22 @@ def fraction_interval(successes: int, total: int) -> tuple[float, float] | None:
     return float(ci.low), float(ci.high)
 
 
-def goodput_fraction_interval(summary: dict[str, Any]) -> list[float] | None:
+def goodput_fraction_interval(given: Summary | dict[str, Any]) -> list[float] | None:
     """The Wilson interval of the **goodput fraction** (SLO attainment): sessions that met every
     SLO (``goodput.sessions``) over sessions issued (``counts.sessions``); None without
     sessions. A capacity search decides each probe from it (run/search.py)."""
-    sessions = int((summary.get("counts") or {}).get("sessions") or 0)
-    met = int((summary.get("goodput") or {}).get("sessions") or 0)
+    summary = Summary.of(given)
+    sessions = int(summary.counts.sessions or 0)
+    met = int(summary.goodput.sessions or 0)
     bounds = fraction_interval(met, sessions)
     return None if bounds is None else [round(bounds[0], 4), round(bounds[1], 4)]
 
 
-def intervals(records: Iterable[dict[str, Any]], summary: dict[str, Any],
+def intervals(records: Iterable[dict[str, Any]], given: Summary | dict[str, Any],
               slos: dict[str, float]) -> dict[str, Any]:
     """The ``intervals`` block of summary.json for a run (``records``: its records, read once;
-    ``summary``: its summary, for the duration, the request count and the accuracy)."""
+    ``given``: its summary, for the duration, the request count and the accuracy)."""
+    summary = Summary.of(given)
     fraction = budget_fraction(summary)
     values = collect(records, slos, fraction)
     used = len(values.sessions)
@@ -354,11 +357,11 @@ def intervals(records: Iterable[dict[str, Any]], summary: dict[str, Any],
         found = _latency(values, name)
         if found is not None:
             block["latency_ms"][name] = found
-    block["throughput"] = _rates(values, float(summary.get("duration_s") or 0.0), fraction)
+    block["throughput"] = _rates(values, float(summary.duration_s or 0.0), fraction)
     fraction_bounds = goodput_fraction_interval(summary)
     if fraction_bounds is not None:
         block["goodput_fraction"] = fraction_bounds
-    acc = summary.get("accuracy") or {}
+    acc = summary.accuracy or {}
     if isinstance(acc.get("correct"), int) and isinstance(acc.get("total"), int):
         block["accuracy"] = accuracy_interval(acc["correct"], acc["total"])
     return block

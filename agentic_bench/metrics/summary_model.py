@@ -8,10 +8,10 @@ key is a type error, not a ``KeyError`` at run time. The model is versioned as t
 
 The blocks every summary has are typed sub-models (:class:`Counts`, :class:`Stats`,
 :class:`Throughput`, :class:`Goodput`, :class:`ToolCalls`, :class:`Harness`,
-:class:`Constraint`, :class:`Endpoint`, :class:`Load`); a block a task or a run mode adds
-(``accuracy``, ``workload``, ``loadgen``, ``trees``...) is a typed field holding its plain
-dictionary, and a key no field names is kept as it came (``extra="allow"``: a task's own
-block, or a key a later version adds).
+:class:`Constraint`, :class:`Endpoint`, :class:`Load`, :class:`Intervals`); a block a task
+or a run mode adds (``accuracy``, ``workload``, ``loadgen``, ``trees``...) is a typed field
+holding its plain dictionary, and a key no field names is kept as it came (``extra="allow"``:
+a task's own block, or a key a later version adds).
 
 The round trip is exact: :meth:`Summary.to_dict` gives back the dictionary it was made from,
 the keys in the same order and only the keys it had (a field never given is not written), so
@@ -31,6 +31,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializerFunctionWrapHandler,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -209,6 +210,28 @@ class ScoredTasks(Block):
         return None if row is None else row.get("pass_hat_k")
 
 
+Bounds = list[Number]  # [lo, hi] of a 95 % interval
+
+
+class Intervals(Block):
+    """The headline figures' 95 % intervals (:mod:`~agentic_bench.metrics.intervals`): per
+    latency metric and statistic, per rate, the goodput fraction and the accuracy; ``note``
+    (too few sessions) or ``error`` (not computed) where there are none."""
+
+    confidence: Number | None = None
+    method: str = ""
+    resamples: int | None = None
+    seed: int | None = None
+    sessions_used: int = 0
+    sessions_left_out: int = 0
+    latency_ms: dict[str, dict[str, Bounds]] = Field(default_factory=dict)
+    throughput: dict[str, Bounds] = Field(default_factory=dict)
+    goodput_fraction: Bounds | None = None
+    accuracy: Bounds | None = None
+    note: str | None = None
+    error: str | None = None
+
+
 class Summary(Block):
     """``summary.json``. The core blocks are typed; the blocks of a run mode or task are typed
     fields over their plain dictionary; any other key is kept as it came."""
@@ -259,7 +282,7 @@ class Summary(Block):
     report_sample: dict[str, Any] | None = None
     energy: dict[str, Any] | None = None
     fidelity: dict[str, Any] | None = None
-    intervals: dict[str, Any] | None = None
+    intervals: Intervals | None = None
     tasks: ScoredTasks | None = None  # task goodput of a scored run (metrics/scored_tasks.py)
     regenerated: str | None = None
     # e2e-rag-db's build summary (tasks/rag_e2e/db_run.py): the reference benchmark, the DB
@@ -290,9 +313,46 @@ class Summary(Block):
         stats = self.latency_ms.get(metric)
         return None if stats is None else stats.stat(stat)
 
+    def latency_block(self, metric: str) -> dict[str, Any] | None:
+        """A declared latency metric's block as summary.json has it (None when absent): for an
+        export that copies it whole."""
+        stats = self.latency_ms.get(metric)
+        return None if stats is None else stats.to_dict()
+
+    def constraint_rows(self) -> list[dict[str, Any]] | None:
+        """The verdict's rows as summary.json has them (None when the summary has none)."""
+        if "constraints" not in self.model_fields_set:
+            return None
+        return [row.to_dict() for row in self.constraints]
+
     @property
     def valid(self) -> bool:
         return self.result == "VALID"
+
+
+# what a message says a field expected, by pydantic's error type (else pydantic's own words)
+_EXPECTED = {"dict_type": "an object", "model_type": "an object", "string_type": "a string",
+             "int_type": "an integer", "int_parsing": "an integer",
+             "int_from_float": "an integer", "float_type": "a number",
+             "float_parsing": "a number", "bool_type": "true or false",
+             "bool_parsing": "true or false", "list_type": "a list", "missing": "a value"}
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value as a message names what it got: ``a list``, ``a string``, ``3``, ``null``."""
+    for kind, name in ((list, "a list"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return json.dumps(value, default=str)  # a number, true, false or null
+
+
+def why_invalid(error: ValidationError) -> str:
+    """The first field a summary.json read back got wrong, in one line:
+    ``loadgen: expected an object, got 3`` (for a reader's :class:`UsageError`)."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the summary"
+    expected = _EXPECTED.get(first["type"], str(first["msg"]).lower())
+    return f"{where}: expected {expected}, got {json_kind(first.get('input'))}"
 
 
 __all__ = [
@@ -305,10 +365,13 @@ __all__ = [
     "Goodput",
     "Harness",
     "InFlight",
+    "Intervals",
     "Load",
     "ScoredTasks",
     "Stats",
     "Summary",
     "Throughput",
     "ToolCalls",
+    "json_kind",
+    "why_invalid",
 ]

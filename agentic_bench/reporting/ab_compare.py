@@ -17,6 +17,7 @@ from typing import Any
 from agentic_bench.metrics.ab_repeats import across_runs_verdict
 from agentic_bench.metrics.ab_verdict import MetricRef, Run, verdict
 from agentic_bench.metrics.intervals import budget_fraction, collect, kept_records
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.records.stream import iter_records, run_records_path
 from agentic_bench.reporting.regenerate import run_record
 
@@ -82,10 +83,10 @@ def workload_differences(names: Sequence[str], run_dirs: Sequence[Path]) -> list
     return out
 
 
-def load_ab_run(run_dir: Path, summary: dict[str, Any]) -> Run:
+def load_ab_run(run_dir: Path, given: Summary | dict[str, Any]) -> Run:
     """A run's per-session values, read line by line from its records (its own SLOs)."""
-    slos = {k: float(v) for k, v in (summary.get("slos") or {}).items()
-            if isinstance(v, int | float)}
+    summary = Summary.of(given)
+    slos = {k: float(v) for k, v in summary.slos.items() if isinstance(v, int | float)}
     fraction = budget_fraction(summary)
     values = collect(kept_records(run_records_path(run_dir), fraction), slos, fraction)
     return Run(summary, values, fraction)

@@ -13,6 +13,7 @@ from typing import Any
 
 from agentic_bench.metrics.declarations import FIGURES, MetricDecl, shown_in
 from agentic_bench.metrics.declarations import figure_value as metric_value
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, page, section, table
 from agentic_bench.reporting.plots import Series, line_chart, no_data
@@ -52,11 +53,12 @@ def ratio(value: Any, base: Any) -> float | None:
     return out if math.isfinite(out) else None
 
 
-def compare_rows(summaries: Sequence[dict[str, Any]]) -> list[Row]:
+def compare_rows(summaries: Sequence[Summary | dict[str, Any]]) -> list[Row]:
     """The rows of a comparison of several runs' summaries (one per figure)."""
+    typed = [Summary.of(s) for s in summaries]
     rows = []
     for m in metrics():
-        values = [metric_value(s, m.path) for s in summaries]
+        values = [metric_value(s, m.path) for s in typed]
         if m.path[0] == "tasks" and all(v is None for v in values):
             continue  # a scored run's figures: no row when no run was scored
         ratios = [None if m.better == "" else ratio(v, values[0]) for v in values]
@@ -95,7 +97,8 @@ def _cell(value: Any, r: float | None, first: bool, percent: bool = False) -> st
     return f"{text} ({r:.2f}x)"
 
 
-def render_compare_text(names: Sequence[str], summaries: Sequence[dict[str, Any]]) -> str:
+def render_compare_text(names: Sequence[str],
+                        summaries: Sequence[Summary | dict[str, Any]]) -> str:
     """A text table comparing the runs ``names`` (their ``summaries``, in order)."""
     rows = compare_rows(summaries)
     header = ["metric", "unit", *names]
@@ -233,10 +236,10 @@ def render_compare_html(runs: Sequence[CompareRun], verdicts: Verdicts | None = 
         body.append(cells)
     tbl = table(headers, body, table_id="table-compare", right=range(2, len(headers)))
     runs_tbl = table(["run", "benchmark", "result", "scenario", "endpoint", "duration s"],
-                     [[r.name, r.summary.get("benchmark"), r.summary.get("result"),
-                       metric_value(r.summary, ("scenario", "scenario")),
-                       metric_value(r.summary, ("endpoint", "url")),
-                       r.summary.get("duration_s")] for r in runs], table_id="table-runs")
+                     [[r.name, s.given("benchmark"), s.given("result"),
+                       s.scenario.get("scenario"), s.endpoint.url, s.given("duration_s")]
+                      for r, s in ((r, Summary.of(r.summary)) for r in runs)],
+                     table_id="table-runs")
     figs = "".join(_cdf_figure(d, runs) for d in shown_in("cdf"))  # metrics/declarations.py
     diffs = option_differences([run_options(r.records) for r in runs])
     diff_tbl = (table(["option", *names], [[flag, *(_shown(v) for v in values)]

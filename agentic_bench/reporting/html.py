@@ -83,15 +83,15 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
     bench = typed.given("benchmark", "?")
     sub = " · ".join(str(x) for x in (
         typed.started_at, typed.endpoint.url, typed.endpoint.model,
-        load_label(summary), f"{fmt_num(typed.given('duration_s'))} s") if x)
+        load_label(typed), f"{fmt_num(typed.given('duration_s'))} s") if x)
     body = [
         f"<h1>agentic-bench report: {esc(bench)}</h1><p class=\"sub\">{esc(sub)}</p>",
         verdict_section(typed),
         *([f'<p class="note">{esc(sample.get("note", ""))}</p>']
           if isinstance(sample := typed.report_sample, dict) else []),
-        cards_section(summary),
-        summary_section(summary),
-        trees_section(summary, records),
+        cards_section(typed),
+        summary_section(typed),
+        trees_section(typed, records),
         accuracy_section(typed.accuracy),
         tasks_section(typed.tasks),
         section("section-latency", "Latency distributions",
@@ -115,18 +115,18 @@ def render_report(summary: dict[str, Any], records: Sequence[Record]) -> str:
                    server_figures(typed.server_metrics))]
           if typed.server_metrics else []),
         section("section-cache", "Prefix reuse",
-                f'<div class="grid">{rf.prefix_cache_figure(summary)}</div>'),
+                f'<div class="grid">{rf.prefix_cache_figure(typed)}</div>'),
         section("section-errors", "Errors",
-                f'<div class="grid">{rf.error_figure(summary, records)}</div>'),
-        config_section(summary),
+                f'<div class="grid">{rf.error_figure(typed, records)}</div>'),
+        config_section(typed),
     ]
     return page(f"agentic-bench {bench}: {typed.given('result', '?')}", "".join(body))
 
 
-def load_label(summary: dict[str, Any]) -> str:
+def load_label(summary: Summary | dict[str, Any]) -> str:
     """The load the run was asked for, named (a sweep point's report says which point it is)."""
-    load = summary.get("scenario") or {}
-    if not isinstance(load, dict) or not load.get("scenario"):
+    load = Summary.of(summary).scenario
+    if not load.get("scenario"):
         return ""
     parts = [] if load["scenario"] == "concurrency" else [str(load["scenario"])]
     if load.get("concurrency"):
@@ -136,22 +136,22 @@ def load_label(summary: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def cards_section(summary: dict[str, Any]) -> str:
+def cards_section(given: Summary | dict[str, Any]) -> str:
     """The figures people look for first, as cards above the plots."""
-    lat = summary.get("latency_ms") or {}
-    thr = summary.get("throughput") or {}
-    counts = summary.get("counts") or {}
+    summary = Summary.of(given)
+    thr = summary.throughput
 
     def stat(metric: str, key: str) -> Any:
-        return (lat.get(metric) or {}).get(key)
+        stats = summary.latency_ms.get(metric)
+        return None if stats is None else stats.given(key)
 
-    requests = counts.get("requests") or 0
-    errors = counts.get("errors") or 0
-    cards = [("requests/s", thr.get("requests_per_s"), ""),
-             ("output tokens/s", thr.get("output_tokens_per_s"), ""),
+    requests = summary.counts.requests or 0
+    errors = summary.counts.errors or 0
+    cards = [("requests/s", thr.given("requests_per_s"), ""),
+             ("output tokens/s", thr.given("output_tokens_per_s"), ""),
              *((f"{d.label} {s}", stat(d.name, s), d.unit)  # metrics/declarations.py
                for d in shown_in("cards") for s in d.compare),
-             ("goodput", (summary.get("goodput") or {}).get("sessions_per_s"), "sessions/s"),
+             ("goodput", summary.goodput.given("sessions_per_s"), "sessions/s"),
              ("errors", f"{errors:,} of {requests:,}", "")]
     html = "".join(
         f'<div class="card{" bad" if label == "errors" and errors else ""}">'
@@ -190,33 +190,34 @@ def verdict_section(summary: Summary | dict[str, Any]) -> str:
             f"({esc(typed.given('stop_reason', '-'))}) · {esc(why)}</div>{tbl}</section>")
 
 
-def summary_section(summary: dict[str, Any]) -> str:
-    c = summary.get("counts") or {}
+def summary_section(given: Summary | dict[str, Any]) -> str:
+    summary = Summary.of(given)
+    c = summary.counts
     counts = kv_table([
-        ("sessions ok / total", f"{c.get('sessions_ok', 0):,} / {c.get('sessions', 0):,}"),
-        ("turns ok / planned", f"{c.get('turns_ok', 0):,} / {c.get('turns', 0):,}"),
-        ("missing turns", c.get("missing_turns")),
-        ("requests ok / total", f"{c.get('requests_ok', 0):,} / {c.get('requests', 0):,}"),
-        ("errors", c.get("errors")),
-        ("output tokens", c.get("output_tokens")),
+        ("sessions ok / total", f"{c.sessions_ok:,} / {c.sessions:,}"),
+        ("turns ok / planned", f"{c.turns_ok:,} / {c.turns:,}"),
+        ("missing turns", c.given("missing_turns")),
+        ("requests ok / total", f"{c.requests_ok:,} / {c.requests:,}"),
+        ("errors", c.given("errors")),
+        ("output tokens", c.given("output_tokens")),
     ], "table-counts")
     rates = kv_table([  # the run-level figures metrics/declarations.py gives a report row
         *((f.report, shown_figure(f, figure_value(summary, f.path))) for f in FIGURES
           if f.report),
         ("interactivity, failed requests excluded",
-         (summary.get("interactivity") or {}).get("e2e_avg_interactivity_ok")),
-        ("duration (s)", summary.get("duration_s")),
+         (summary.interactivity or {}).get("e2e_avg_interactivity_ok")),
+        ("duration (s)", summary.given("duration_s")),
     ], "table-throughput")
-    lat = summary.get("latency_ms") or {}
+    lat = summary.latency_ms
     lat_tbl = table(["latency (ms)", *STAT_COLS],
-                    [[name, *(lat[name].get(k) for k in STAT_COLS)]
+                    [[name, *(lat[name].given(k) for k in STAT_COLS)]
                      for name in shown_latency(lat)],
                     table_id="table-latency")
-    stages = summary.get("stages_ms") or {}
+    stages = summary.stages_ms
     stage_tbl = table(["stage (ms)", *STAT_COLS],
-                      [[name, *(s.get(k) for k in STAT_COLS)] for name, s in stages.items()],
+                      [[name, *(s.given(k) for k in STAT_COLS)] for name, s in stages.items()],
                       table_id="table-stages") if stages else ""
-    roles = summary.get("roles") or {}
+    roles = summary.roles
     role_metrics = shown_in("roles")  # metrics/declarations.py
     role_tbl = table(
         ["LLM role", "calls", "per session",
@@ -225,7 +226,7 @@ def summary_section(summary: dict[str, Any]) -> str:
           *((r.get(d.field) or {}).get(s) for d in role_metrics for s in ("p50", "p99")),
           r.get("errors")] for name, r in roles.items()],
         table_id="table-roles") if roles else ""
-    fan = summary.get("fanout") or {}
+    fan = summary.fanout or {}
     fan_tbl = table(
         ["fan-out (ms)", *STAT_COLS],
         [[label, *((fan.get(key) or {}).get(k) for k in STAT_COLS)]
@@ -237,15 +238,17 @@ def summary_section(summary: dict[str, Any]) -> str:
                    f'{stage_tbl}{role_tbl}{fan_tbl}')
 
 
-def _intervals_table(summary: dict[str, Any]) -> str:
+def _intervals_table(summary: Summary) -> str:
     """Each headline figure with its 95 % interval (metrics/intervals.py)."""
     rows = interval_rows(summary)
     if not rows:
         return ""
-    block = summary.get("intervals") or {}
-    note = (f'<p class="note">95% intervals: {esc(block.get("method", ""))}; '
-            f'{block.get("sessions_used", 0):,} sessions, {block.get("resamples")} resamples, '
-            f'seed {block.get("seed")} (docs/metrics.md, "Confidence intervals")</p>')
+    block = summary.intervals
+    if block is None:
+        return ""
+    note = (f'<p class="note">95% intervals: {esc(block.method)}; '
+            f'{block.sessions_used:,} sessions, {block.resamples} resamples, '
+            f'seed {block.seed} (docs/metrics.md, "Confidence intervals")</p>')
     return table(["figure", "statistic", "value [95% interval]"], rows,
                  table_id="table-intervals") + note
 

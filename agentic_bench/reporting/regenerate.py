@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from agentic_bench.errors import UsageError
 from agentic_bench.metrics.aggregate import RunInfo, summarize
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
-from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.metrics.summary_model import Summary, why_invalid
 from agentic_bench.records.stream import RecordStream, run_records_path
 from agentic_bench.records.types import check_version
 
@@ -46,25 +48,27 @@ def run_record(records: Iterable[Record]) -> Record:
     return next((r for r in records if r.get("type") == "run"), {})
 
 
-def regenerate_summary(records: Iterable[Record], previous: dict[str, Any] | None,
+def regenerate_summary(records: Iterable[Record], given: Summary | dict[str, Any] | None,
                        truncated_lines: int = 0) -> tuple[dict[str, Any], list[str]]:
-    """Summary of ``records`` (a list, or a stream each pass reads again); ``previous`` (the
+    """Summary of ``records`` (a list, or a stream each pass reads again); ``given`` (the
     run's summary.json) supplies the run facts records do not hold. Returns the summary and
     notes on anything that had to be derived."""
     run = run_record(records)
-    if previous is not None:
+    if given is not None:
+        previous = Summary.of(given)
         base = _base_keys()
         info = RunInfo(
-            benchmark=previous.get("benchmark") or run.get("benchmark", "unknown"),
-            complete=bool(previous.get("complete")),
-            duration_s=float(previous.get("duration_s") or 0.0),
-            stop_reason=previous.get("stop_reason", "done"),
-            slos=dict(previous.get("slos") or {}),
-            config=dict(previous["config"] if "config" in previous
+            benchmark=previous.benchmark or run.get("benchmark", "unknown"),
+            complete=previous.complete,
+            duration_s=float(previous.duration_s or 0.0),
+            stop_reason=previous.stop_reason,
+            slos=dict(previous.slos),
+            config=dict(previous.config if "config" in previous.model_fields_set
                         else run.get("config") or {}),
-            accuracy=previous.get("accuracy"),
-            extra={k: v for k, v in previous.items() if k not in base},
-            planned_turns=(previous.get("counts") or {}).get("turns"),
+            accuracy=previous.accuracy,
+            # the run metadata summarize() does not make, copied whole as summary.json has it
+            extra={k: v for k, v in previous.to_dict().items() if k not in base},
+            planned_turns=previous.counts.given("turns"),
             truncated_record_lines=truncated_lines,
         )
         return summarize(records, info), []
@@ -128,7 +132,7 @@ def _from_records_only(records: Iterable[Record], run: Record,
     return summarize(records, info), notes
 
 
-def _read_summary(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
+def _read_summary(path: Path) -> tuple[Summary | None, list[str]]:
     if not path.exists():
         return None, []
     try:
@@ -137,7 +141,10 @@ def _read_summary(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
         return None, [f"{path}: unreadable ({exc}); ignored"]
     if not isinstance(data, dict):
         return None, [f"{path}: not a summary object; ignored"]
-    return data, []
+    try:
+        return Summary.model_validate(data), []
+    except ValidationError as exc:
+        return None, [f"{path}: not a summary ({why_invalid(exc)}); ignored"]
 
 
 def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
@@ -165,7 +172,7 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
             typed.harness.truncated_record_lines = stream.truncated_lines
             summary = typed.to_dict()
         else:
-            summary, more = dict(previous or {}), []
+            summary, more = previous.to_dict() if previous is not None else {}, []
             for _ in stream:  # count the unreadable lines, one line at a time
                 pass
         if stream.truncated_lines:
@@ -175,4 +182,4 @@ def load_run(run_dir: Path, *, regenerate: bool) -> RunData:
         raise UsageError(f"{run_dir}: no records.jsonl (is this a run output directory? "
                          "runs write records.jsonl, summary.json and summary.txt to --out DIR)")
     notes.append(f"{run_dir}: no records.jsonl; distributions are not available")
-    return RunData(run_dir, previous, records, notes)
+    return RunData(run_dir, previous.to_dict(), records, notes)

@@ -10,6 +10,7 @@ from typing import Any
 
 from agentic_bench.metrics.declarations import latency_metrics
 from agentic_bench.metrics.percentiles import percentile
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.reporting import report_data as rd
 from agentic_bench.reporting.html_template import figure, table
 from agentic_bench.reporting.plots import (
@@ -82,16 +83,17 @@ def per_turn_figure(records: Sequence[Record]) -> str:
 
 
 
-def prefix_cache_figure(summary: dict[str, Any]) -> str:
+def prefix_cache_figure(given: Summary | dict[str, Any]) -> str:
     """Server-reported prefix-cache hit rate by the request's position in its session, with
     the trace's reuse ceiling as a dashed line when known."""
     title = "Prefix-cache hit rate by request position"
-    block = summary.get("prefix_cache") or {}
+    summary = Summary.of(given)
+    block = summary.prefix_cache or {}
     rows = [r for r in block.get("by_request_position") or [] if r.get("hit_rate") is not None]
     if not rows:
         return figure("plot-prefix-cache", title,
                       no_data("no data: the server reported no cached prompt tokens"))
-    ceiling = ((summary.get("workload") or {}).get("prefix_ceiling") or {}).get("ratio")
+    ceiling = (summary.workload.get("prefix_ceiling") or {}).get("ratio")
     series = [Series("hit rate", [(float(r["position"]), r["hit_rate"]) for r in rows])]
     bound = [(float(r["position"]), r["ceiling"]) for r in rows if r.get("ceiling") is not None]
     if bound:  # the trace's within-session ceiling of each position
@@ -230,9 +232,9 @@ def _group_table(acc: dict[str, Any] | None, path: str) -> str:
     return table(["name", *names], [[k, *(e.get(c) for c in names)] for k, e in node.items()])
 
 
-def error_figure(summary: dict[str, Any], records: Sequence[Record]) -> str:
+def error_figure(summary: Summary | dict[str, Any], records: Sequence[Record]) -> str:
     title = "Errors by type"
-    by_type = (summary.get("counts") or {}).get("errors_by_type") or {}
+    by_type = Summary.of(summary).counts.errors_by_type
     if not by_type:
         return figure("plot-errors", title, no_data("no errors: every request and step succeeded"))
     items = sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))

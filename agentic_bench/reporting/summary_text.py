@@ -299,7 +299,6 @@ def _dash(value: Any) -> Any:
 
 def render_text(summary: Summary | dict[str, Any]) -> str:
     """``summary.txt``: the summary for people to read."""
-    plain = summary if isinstance(summary, dict) else summary.to_dict()
     summary = Summary.of(summary)
     c, endpoint, workload = summary.counts, summary.endpoint, summary.workload
     lines = [
@@ -341,7 +340,7 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
         "",
     ]
     lines += _latency_tables(summary.latency_ms, summary.stages_ms)
-    lines += interval_lines(plain)
+    lines += interval_lines(summary)
     t = summary.throughput
     lines += [
         "",
@@ -354,7 +353,7 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
         *_interactivity_lines(summary.interactivity),
         *_prefix_cache_lines(summary.prefix_cache, workload.get("prefix_ceiling")),
         *_fanout_lines(summary.fanout),
-        *tree_lines(plain),
+        *tree_lines(summary),
         *([fidelity_line(summary.fidelity)] if summary.fidelity else []),
     ]
     lines += _role_lines(summary.roles)

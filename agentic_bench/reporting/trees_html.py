@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.reporting.html_template import figure, kv_table, section, table
 from agentic_bench.reporting.plots import no_data, stacked_hbar_chart
 from agentic_bench.reporting.svg_axes import fmt_pct
@@ -36,8 +37,9 @@ def tree_time(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[f
     return order, [sums[sid] for sid in order]
 
 
-def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
-    block = summary.get("trees")
+def trees_section(given: Summary | dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
+    summary = Summary.of(given)
+    block = summary.trees
     if not block:
         return ""
     per_gpu = block["throughput"]["per_gpu"]
@@ -71,7 +73,7 @@ def trees_section(summary: dict[str, Any], records: Sequence[dict[str, Any]]) ->
         ("lanes never filled / found no tree left",
          f"{lanes.get('unfilled', '-')} / {lanes.get('starved', '-')}"),
     ], "table-trees")
-    rules = summary.get("agentx") or {}
+    rules = summary.agentx or {}
     notes = table(["AgentX", "detail"],
                   [*(["breaks", v] for v in rules.get("violations") or []),
                    *(["departs", d] for d in rules.get("departures") or [])],

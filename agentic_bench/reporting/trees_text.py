@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.reporting.svg_axes import fmt_pct
 
 
@@ -35,12 +36,13 @@ def lanes_line(config: dict[str, Any]) -> str | None:
     return ", ".join(parts)
 
 
-def tree_lines(summary: dict[str, Any]) -> list[str]:
-    block = summary.get("trees")
+def tree_lines(given: Summary | dict[str, Any]) -> list[str]:
+    summary = Summary.of(given)
+    block = summary.trees
     if not block:
         return []
     lines = [""]
-    rules = summary.get("agentx")
+    rules = summary.agentx
     if rules:
         lines.append(f"AgentX    : scenario {rules.get('scenario')}; "
                      f"{len(rules.get('violations') or [])} locked rule(s) broken, "
@@ -100,7 +102,7 @@ def tree_lines(summary: dict[str, Any]) -> list[str]:
                      f"warm-up {_n(lanes['warmup_requests'])} requests in "
                      f"{_n(lanes['warmup_s'], 2)} s; idle cap jumps {lanes['jumps']} "
                      f"({_n(lanes['skipped_s'], 2)} s skipped)")
-    warm = summary.get("warmup")
+    warm = summary.warmup
     if warm:
         lines.append(f"Warm-up   : {warm.get('requests', 0)} requests "
                      f"({warm.get('errors', 0)} failed), not counted above")

@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from agentic_bench.contracts import Workload
 from agentic_bench.metrics.intervals import LATENCIES, RATES, STATS
+from agentic_bench.metrics.summary_model import Intervals, Summary
 from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.files import write_run_config
 from agentic_bench.options.schema import public_options
@@ -31,27 +33,29 @@ from agentic_bench.run.sweep import PointRunner
 REPEAT_FILE = "repeat.json"
 
 
-def figures(summary: dict[str, Any]) -> dict[str, tuple[float | None, list[float] | None]]:
+def figures(given: Summary | dict[str, Any]
+            ) -> dict[str, tuple[float | None, list[float] | None]]:
     """Each headline figure of a run: (value, its 95 % interval or None)."""
+    summary = Summary.of(given)
     out: dict[str, tuple[float | None, list[float] | None]] = {}
-    block = summary.get("intervals") or {}
+    block = summary.intervals or Intervals()
     for name in LATENCIES:
-        stats = (summary.get("latency_ms") or {}).get(name) or {}
-        bounds = (block.get("latency_ms") or {}).get(name) or {}
+        bounds = block.latency_ms.get(name) or {}
         for stat in STATS:
-            if stats.get(stat) is not None:
-                out[f"{name}_{stat}_ms"] = (float(stats[stat]), bounds.get(stat))
+            value = summary.latency(name, stat)
+            if value is not None:
+                out[f"{name}_{stat}_ms"] = (float(value), bounds.get(stat))
     for rate in RATES:
-        value = ((summary.get("goodput") or {}).get("sessions_per_s")
-                 if rate == "goodput_sessions_per_s"
-                 else (summary.get("throughput") or {}).get(rate))
+        value = (summary.goodput.given("sessions_per_s") if rate == "goodput_sessions_per_s"
+                 else summary.throughput.given(rate))
         if isinstance(value, int | float):
-            out[rate] = (float(value), (block.get("throughput") or {}).get(rate))
+            out[rate] = (float(value), block.throughput.get(rate))
     return out
 
 
-def combine(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+def combine(given: Sequence[Summary | dict[str, Any]]) -> dict[str, Any]:
     """The combined view of the repetitions' summaries (module doc)."""
+    summaries = [Summary.of(s) for s in given]
     per = [figures(s) for s in summaries]
     names = [n for n in per[0] if all(n in p for p in per)] if per else []
     out: dict[str, Any] = {}
@@ -69,7 +73,7 @@ def combine(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "within_run_half_width": statistics.fmean(halves) if halves else None,
             "unstable": unstable}
     return {"schema": "agentic-bench/repeat", "version": 1, "runs": len(summaries),
-            "results": [s.get("result") for s in summaries],
+            "results": [s.given("result") for s in summaries],
             "unstable": [n for n, f in out.items() if f["unstable"]], "figures": out}
 
 

@@ -18,7 +18,7 @@ from agentic_bench.endpoint.resolve import Endpoint
 from agentic_bench.metrics.aggregate import RunInfo, summary_of
 from agentic_bench.metrics.host_cpu import summarize_host_cpu
 from agentic_bench.metrics.resume import ResumeState
-from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.metrics.summary_model import Intervals, Summary
 from agentic_bench.metrics.tally import RunTally
 from agentic_bench.reporting.files import write_summary
 from agentic_bench.reporting.report_sample import read_report_records, sample_note, sessions_every
@@ -117,7 +117,7 @@ def _server_metrics(out: Path) -> dict[str, Any] | None:
         return {"error": f"not digested: {reason}"}
 
 
-def _intervals(out: Path, summary: dict[str, Any], slos: dict[str, float],
+def _intervals(out: Path, summary: Summary, slos: dict[str, float],
                records: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The headline figures' 95 % intervals (metrics/intervals.py), from the kept records or
     read back from records.jsonl; like the server metrics' digest, a failure here is a line in
@@ -154,7 +154,7 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         finite = run_finite_prefix_hit(out / "records.jsonl", workload.source, capacities)
         if finite is not None:
             typed.trees.setdefault("prefix_hit", {})["finite_capacity"] = finite
-    typed.intervals = _intervals(out, typed.to_dict(), facts.slos, records)
+    typed.intervals = Intervals.model_validate(_intervals(out, typed, facts.slos, records))
     if records is not None and typed.accuracy is not None:  # a scored run: its task goodput
         from agentic_bench.metrics.scored_tasks import task_goodput_block
         from agentic_bench.metrics.summary_model import ScoredTasks

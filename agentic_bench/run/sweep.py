@@ -18,6 +18,7 @@ from types import FrameType
 from typing import Any
 
 from agentic_bench.contracts import Workload
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.metrics.sweep import sweep_point, sweep_summary
 from agentic_bench.options.common import CommonOptions
 from agentic_bench.options.files import write_run_config
@@ -123,7 +124,7 @@ class PointRunner:
             self._in_point = False
             self._arm()
         if (summary is None or interrupts() > before
-                or summary.get("stop_reason") == "interrupted"):
+                or Summary.of(summary).stop_reason == "interrupted"):
             self.cut = {"out_dir": str(folder), "summary": summary is not None}
         return summary
 
@@ -152,14 +153,11 @@ class PointRunner:
 def _finished(folder: Path) -> dict[str, Any] | None:
     """The summary of a point that ran to its end in ``folder`` (None: none, one cut short as
     it was written, or an interrupted run's)."""
-    path = folder / "summary.json"
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        summary = Summary.read(folder / "summary.json")
+    except (OSError, ValueError):  # unreadable, torn, or not a summary (a ValidationError)
         return None
-    if not isinstance(summary, dict) or summary.get("stop_reason") == "interrupted":
-        return None
-    return summary
+    return None if summary.stop_reason == "interrupted" else summary.to_dict()
 
 
 def run_sweep(workload: Workload, options: CommonOptions, sweep: SweepSpec,

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
 from agentic_bench.submission.runs import BENCHMARKS, EDGE_FILES, Benchmark
 from agentic_bench.submission.templates import FILL
 
@@ -164,12 +166,12 @@ def _endpoints_result(rep: Report, root: Path, scenario: Path, bench: Benchmark)
                                  f"accuracy samples (official: {OFFICIAL_SAMPLES[bench.mlperf]})")
 
 
-def departures(summaries: list[dict[str, Any]]) -> list[str]:
+def departures(summaries: Sequence[Summary | dict[str, Any]]) -> list[str]:
     """The departures from MLPerf's configuration our runs recorded (closed division: each one
     keeps a result out)."""
     out: list[str] = []
     for summary in summaries:
-        block = (summary.get("workload") or {}).get("mlperf") or {}
+        block = Summary.of(summary).workload.get("mlperf") or {}
         for item in block.get("departures") or []:
             if item not in out:
                 out.append(str(item))

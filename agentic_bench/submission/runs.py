@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from agentic_bench.errors import UsageError
+from agentic_bench.metrics.summary_model import Summary, json_kind, why_invalid
 
 
 @dataclass(frozen=True)
@@ -53,12 +56,12 @@ class RunFolder:
 
     path: Path
     benchmark: Benchmark
-    summary: dict[str, Any]
+    summary: Summary
     parts: dict[str, Path] = field(default_factory=dict)  # part name → its folder in the run
 
     @property
     def command(self) -> str:
-        return str(self.summary.get("command_line") or f"agentic-bench run "
+        return str(self.summary.command_line or f"agentic-bench run "
                    f"{self.benchmark.ours} (command line not recorded)")
 
 
@@ -85,21 +88,29 @@ def read_run(path: Path) -> RunFolder:
                          "`agentic-bench run` writes") from None
     if not isinstance(summary, dict):
         raise UsageError(f"{summary_file}: expected a JSON object (the summary `agentic-bench "
-                         f"run` writes), got {_kind(summary)}")
-    name = summary.get("benchmark")
-    if not isinstance(name, str) or name not in BENCHMARKS:
-        raise UsageError(f"{path}: benchmark {name!r} has no MLPerf submission layout "
-                         f"(expected one of {', '.join(BENCHMARKS)})")
-    run = RunFolder(path, BENCHMARKS[name], summary)
+                         f"run` writes), got {json_kind(summary)}")
+    try:
+        typed = Summary.model_validate(summary)
+    except ValidationError as exc:
+        wrong = exc.errors()[0]
+        if wrong["loc"] == ("benchmark",):
+            raise UsageError(_no_layout(path, wrong.get("input"))) from None
+        raise UsageError(f"{summary_file}: {why_invalid(exc)}") from None
+    name = typed.given("benchmark")
+    if name not in BENCHMARKS:
+        raise UsageError(_no_layout(path, name))
+    run = RunFolder(path, BENCHMARKS[name], typed)
     run.parts = _loadgen_parts(run) if run.benchmark.kind == "loadgen" else _edge_parts(run)
     return run
 
 
+def _no_layout(path: Path, name: Any) -> str:
+    return (f"{path}: benchmark {name!r} has no MLPerf submission layout "
+            f"(expected one of {', '.join(BENCHMARKS)})")
+
+
 def _loadgen_parts(run: RunFolder) -> dict[str, Path]:
-    lg = run.summary.get("loadgen")
-    if lg and not isinstance(lg, dict):
-        raise UsageError(f"{run.path / 'summary.json'}: loadgen: expected an object, got "
-                         f"{_kind(lg)}")
+    lg = run.summary.loadgen  # an object or absent: read_run validated the summary
     if not lg:
         raise UsageError(f"{run.path}: not a LoadGen run (no loadgen block in summary.json); "
                          f"run `agentic-bench {run.benchmark.command}` (LoadGen installed: pip "
@@ -132,11 +143,3 @@ def _edge_parts(run: RunFolder) -> dict[str, Path]:
         raise UsageError(f"{run.path}: config.yaml missing (the endpoints-schema configuration "
                          "`run agentic-edge` writes beside its results)")
     return found
-
-
-def _kind(value: Any) -> str:
-    """A JSON value as a message names what it got: ``a list``, ``a string``, ``3``, ``null``."""
-    for kind, name in ((list, "a list"), (str, "a string"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return json.dumps(value)  # a number, true, false or null

@@ -22,7 +22,10 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from agentic_bench.errors import ConfigError
+from agentic_bench.metrics.summary_model import Summary, why_invalid
 from agentic_bench.tasks.rag_e2e.db_loadgen import DB_FOLDER, PASSAGES_FILE
 
 if TYPE_CHECKING:
@@ -44,13 +47,17 @@ def db_folder(path: Path) -> Path:
                       "folder of `rag build-index --mlperf-db --loadgen mlperf`, or its db/)")
 
 
-def build_summary(folder: Path) -> dict[str, Any]:
-    """The build's ``summary.json`` (beside ``db/``), or {} when there is none."""
+def build_summary(folder: Path) -> Summary:
+    """The build's ``summary.json`` (beside ``db/``), or an empty summary when there is none
+    (or it is not a JSON object); a ConfigError names a field of it that is not a summary's."""
     for path in (folder.parent / "summary.json", folder / "summary.json"):
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
-    return {}
+            try:
+                return Summary.model_validate(data if isinstance(data, dict) else {})
+            except ValidationError as exc:
+                raise ConfigError(f"{path}: {why_invalid(exc)}") from None
+    return Summary.model_validate({})
 
 
 def read_rows(folder: Path) -> list[dict[str, Any]]:
@@ -70,7 +77,7 @@ def load_db_index(path: str | Path, embedder: Embedder) -> tuple[ChunkIndex, dic
 
     folder = db_folder(Path(path).expanduser().resolve())
     summary = build_summary(folder)
-    built_with = (summary.get("db") or {}).get("embedder")
+    built_with = (summary.db or {}).get("embedder")
     if built_with and built_with != embedder.name:
         raise ConfigError(f"--index-from {path}: embedded with {built_with}, this run embeds "
                           f"queries with {embedder.name} (give the build's --embedder; the "
@@ -95,8 +102,8 @@ def load_db_index(path: str | Path, embedder: Embedder) -> tuple[ChunkIndex, dic
                             text=str(row["passage"]), start=-1, embed_title=False))
     starts = Counter(str(row.get("source", "")) for row in rows
                      if row.get("passage_id") == 0)
-    db = summary.get("db") or {}
-    loadgen = summary.get("loadgen") or {}
+    db = summary.db or {}
+    loadgen = summary.loadgen or {}
     info = {"documents": len(starts), "chunks": len(chunks), "kind": index.kind,
             "embedder": embedder.name, "dim": index.dim, "cache_key": db.get("md5"),
             "content_hash": read_manifest(folder)["content_hash"],

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
+
 JUDGE_PROMPT = """You are checking whether an LLM's answer is correct against the ground truth.
 
 QUESTION: {question}
@@ -112,10 +114,10 @@ def write_accuracy_txt(out_dir: Path, accuracy: float) -> Path:
     return path
 
 
-def write_artifacts(out_dir: Path, summary: dict[str, Any],
+def write_artifacts(out_dir: Path, summary: Summary | dict[str, Any],
                     records: list[dict[str, Any]]) -> list[Path]:
     """``accuracy.txt`` beside the summary when a judge scored the run (run and ``report``)."""
-    judge = (summary.get("accuracy") or {}).get("judge") or {}
+    judge = (Summary.of(summary).accuracy or {}).get("judge") or {}
     if judge.get("accuracy") is None:
         return []
     return [write_accuracy_txt(out_dir, judge["accuracy"])]

@@ -25,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentic_bench.metrics.summary_model import Summary
+
 HERE = Path(__file__).resolve().parent
 USER_CONF = HERE / "mlperf_user.conf"
 TEST09_AUDIT = HERE / "mlperf_test09_audit.config"
@@ -45,14 +47,14 @@ def loadgen_preset(args: Any, preset: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def write_artifacts(out_dir: Path, summary: dict[str, Any],
+def write_artifacts(out_dir: Path, summary: Summary | dict[str, Any],
                     records: list[dict[str, Any]]) -> list[Path]:
     """The judge's ``accuracy.txt`` (run and ``report``), also in ``accuracy/`` for a LoadGen
     accuracy run laid out for submission."""
     from agentic_bench.tasks.rag_e2e.judge import write_artifacts as judge_artifacts
 
     written = judge_artifacts(out_dir, summary, records)
-    lg = summary.get("loadgen") or {}
+    lg = Summary.of(summary).loadgen or {}
     if written and lg.get("log_dir") == "accuracy":
         target = Path(out_dir) / "accuracy" / written[0].name
         target.parent.mkdir(parents=True, exist_ok=True)

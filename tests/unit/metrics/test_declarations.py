@@ -96,7 +96,9 @@ def test_one_declaration_reaches_summary_text_report_compare_slo_and_docs() -> N
         assert "Queue wait CDF" in html and ">queue<" in html  # report: plot and table row
         rows = compare_rows([summary, summary])
         assert any(r.metric.label == "queue wait p50" and r.values == [2.5, 2.5] for r in rows)
-        assert "queue wait p50" in render_compare_text([summary, summary], ["a", "b"])
+        text = render_compare_text(["a", "b"], [summary, summary])  # names, then summaries
+        (line,) = [r for r in text.splitlines() if r.startswith("queue wait p50")]
+        assert "2.50" in line  # the figure itself, not only its row
         assert "| `queue` (queue wait) |" in markdown_table()  # the docs' generated table
     assert "queue" not in summarize(records, run)["latency_ms"]  # gone with the declaration
 

@@ -50,6 +50,10 @@ def test_a_fresh_simulator_run_summary_round_trips(sim_factory, cli, tmp_path: P
     summary = Summary.from_json(text)
     assert summary.to_json() == text
     assert summary.counts.requests_ok > 0 and summary.latency("ttft", "p50") is not None
+    block = summary.intervals  # the intervals block is typed too, and written as it was made
+    assert block is not None and block.sessions_used > 1
+    lo, hi = block.latency_ms["ttft"]["p50"]
+    assert 0 < lo <= hi
 
 
 def test_the_summariser_output_validates_and_a_set_block_is_dumped_last() -> None:

@@ -164,6 +164,8 @@ GOOD_SUMMARY = json.dumps({"benchmark": "agentic-edge"})
     ("[]", "got a list"), ("3", "got 3"), ('"x"', "got a string"), ("null", "got null"),
     ('{"benchmark": []}', "benchmark [] has no MLPerf submission layout"),
     ('{"benchmark": "rag-e2e", "loadgen": 3}', "loadgen: expected an object, got 3"),
+    ('{"benchmark": "agentic-edge", "counts": {"sessions": "x"}}',
+     "counts.sessions: expected an integer, got a string"),
     ("[" * DEPTH, "nested too deeply"),
 ])
 def test_a_summary_that_is_not_a_run_summary_is_named(tmp_path: Path, summary: str,
