@@ -176,16 +176,19 @@ def test_the_ratio_must_be_exceeded_not_reached() -> None:
     assert watch.triggered  # 2/11 = 18 %
 
 
-def test_a_run_over_the_threshold_stops_early_and_reads_invalid(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")], ids=["one-process", "workers"])
+def test_a_run_over_the_threshold_stops_early_and_reads_invalid(
+        tmp_path: Path, workers: tuple[str, ...]) -> None:
     """On the simulator failing half its requests: the measured phase stops well before its
-    900 s, the summary is written from what was measured, the verdict names the abort."""
+    900 s, the summary is written from what was measured, the verdict names the abort (lanes
+    over worker processes too: the parent counts their records and stops them all)."""
     sim = start_sim("--ttft-ms", "2", "--itl-ms", "0", "--fail-rate", "0.5")
     try:
         out = tmp_path / "run"
         res = run_cli("replay", str(DATA / "corpus.jsonl"), "--endpoint", sim.url,
                       "--tokenizer", "server", "--agentx", "--concurrency", "2",
                       "--duration", "900", "--allow-dataset-wrap", "--out", str(out),
-                      "--quiet", timeout=240)
+                      "--quiet", *workers, timeout=240)
     finally:
         sim.stop()
     summary = json.loads((out / "summary.json").read_text())
