@@ -251,3 +251,27 @@ def test_coverage_is_not_judged_for_a_cancelled_or_short_run() -> None:
     assert coverage_rows(block, rules, cancelled=True) == []
     assert coverage_rows(block, {**rules, "duration_s": 600.0}, cancelled=False) == []
     assert coverage_rows(block, {"duration_s": 1000.0}, cancelled=False) == []  # no --agentx
+
+
+def test_the_verdict_of_a_whole_agentx_run_has_the_coverage_row() -> None:
+    """A run that measured its whole 900 s: the verdict judges the coverage its trees block
+    carries (metrics/verdict.py → agentx_rows); a server that stalled for the last 10 % of
+    the phase fails it."""
+    from agentic_bench.metrics.summary_model import Summary
+    from agentic_bench.metrics.verdict import evaluate
+
+    rules = agentx.scenario_rules(_ax("--duration", "900"))
+    lanes = {"measured_s": 900.0, "starved": 0, "unfilled": 0}
+
+    def rows(coverage: dict[str, float]) -> dict[str, dict[str, Any]]:
+        summary = Summary.of({"benchmark": "replay", "stop_reason": "duration",
+                              "agentx": rules,
+                              "trees": {"error_rate": 0.0, "failed_share": 0.0,
+                                        "latency_coverage": coverage,
+                                        "trees": {"lanes": lanes}}})
+        return {r["name"]: r for r in evaluate(summary, {})}
+
+    stalled = rows({"ttft": 0.9, "itl": 0.88, "duration_s": 900.0})
+    assert stalled["latency_coverage"]["ok"] is False
+    assert stalled["failed_request_threshold"]["ok"] is True  # not aborted
+    assert rows({"ttft": 0.97, "itl": 0.2, "duration_s": 900.0})["latency_coverage"]["ok"]
