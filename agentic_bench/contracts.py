@@ -29,9 +29,11 @@ class ReplayClock(Protocol):
     """Waits of a lane run (load/lanes.py): ``sleep_until`` a deadline unless ``stop`` is set
     first (True: stopped), and the requests in flight, from which the clock tells when the
     whole run is idle (the idle-gap cap moves every pending deadline earlier then);
-    ``shift_ns``: how far the cap has moved deadlines in all, so far."""
+    ``shift_ns``: how far the caps (the run's, and a tree's own: the per-tree idle cap) have
+    moved this clock's deadlines in all, so far."""
 
-    shift_ns: int
+    @property
+    def shift_ns(self) -> int: ...
 
     async def sleep_until(self, deadline_ns: int, stop: asyncio.Event | None) -> bool: ...
 

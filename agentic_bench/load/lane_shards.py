@@ -147,14 +147,19 @@ def merged_lanes_record(spec: LaneSpec, records: list[dict[str, Any]],
     ``workers``, ``measured_start_spread_ms`` and each worker's part): counts summed, the
     measured phase the longest worker's, occupancy the lane-time held over the lane-time
     measured, the warm-up the longest, idle jumps summed and the skipped time the most any
-    worker skipped (the idle-gap cap applies per worker: idle means idle in that worker)."""
+    worker skipped (the idle-gap cap applies per worker: idle means idle in that worker); the
+    per-tree cap's jumps and skipped time summed (a tree lives in one worker); the measured
+    phase's start the earliest worker's."""
     lane_time = sum(r["measured_s"] * r["lanes_owned"] for r in records)
     first = records[0] if records else {}
     return {
         "type": "lanes", "lanes": spec.lanes, "run_id": first.get("run_id"),
         **{k: sum(r[k] for r in records) for k in (
             "trees_started", "trees_completed", "unfilled", "starved", "wrapped",
-            "warmup_requests", "jumps")},
+            "warmup_requests", "jumps", "tree_jumps", "trees_idle_capped")},
+        "tree_skipped_s": sum(r["tree_skipped_s"] for r in records),
+        "trace_idle_gap_cap_s": spec.trace_idle_gap_cap_s,
+        "measured_start_ns": min((r["measured_start_ns"] for r in records), default=None),
         "occupancy": sum(r["busy_s"] for r in records) / lane_time if lane_time else 0.0,
         "warmup_s": max((r["warmup_s"] for r in records), default=0.0),
         "measured_s": max((r["measured_s"] for r in records), default=0.0),

@@ -13,9 +13,10 @@ every lane's warm-up is awaited, and the measured phase begins for all lanes at 
 ``--duration S`` bounds it: with ``--agentx`` every tree stops sending when it ends (requests
 in flight finish within ``--grace``), otherwise no new tree is drawn and trees in flight run
 to their end. Waits go through :class:`~agentic_bench.load.clock.LaneClock` (the idle-gap
-cap). A tree that cannot be read, or whose replay raises, is an ``internal`` error session
-record (counted, and the run cannot read VALID) and its lane draws the next tree: a failure
-never stops a lane or shrinks the plan silently.
+cap), each measured tree's through its own :class:`~agentic_bench.load.clock.TreeClock` (the
+per-tree idle cap, ``--trace-idle-gap-cap``). A tree that cannot be read, or whose replay
+raises, is an ``internal`` error session record (counted, and the run cannot read VALID) and
+its lane draws the next tree: a failure never stops a lane or shrinks the plan silently.
 
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
 :mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
@@ -47,7 +48,7 @@ from agentic_bench.contracts import (
     SessionSource,
     SessionTicket,
 )
-from agentic_bench.load.clock import LaneClock, sleep_or_stop, sleep_until
+from agentic_bench.load.clock import LaneClock, TreeClock, sleep_or_stop, sleep_until
 from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
@@ -93,7 +94,7 @@ class LaneRunner:
         self.stop_event = asyncio.Event()  # Ctrl-C
         self.measured_over = asyncio.Event()  # --duration reached (or Ctrl-C)
         self.run_id = run_id or secrets.token_hex(6)
-        self.clock = LaneClock(spec.idle_gap_cap_s)
+        self.clock = LaneClock(spec.idle_gap_cap_s, spec.trace_idle_gap_cap_s)
         self.grace_s = spec.grace_s  # 0 after cancel(); the spec is never changed
         self._next = 0
         self._drawn = 0
@@ -148,7 +149,7 @@ class LaneRunner:
         return LaneStart(lane=lane, start_s=start_s, shift_s=shift, warmup=warmup,
                          warmup_requests=self.spec.warmup_requests, recycle_pass=recycle,
                          marker=marker, stop=self.measured_over, cut=self.spec.cut,
-                         clock=None if warmup else self.clock)
+                         clock=None if warmup else self.clock.tree())
 
     async def _load(self, index: int) -> Session:
         """A tree from the source, read off the event loop (a long tree is megabytes)."""
@@ -191,6 +192,8 @@ class LaneRunner:
                          exc)
         finally:
             self.stats.busy_ns[lane] += perf_counter_ns() - began
+            if ticket.lane is not None and isinstance(ticket.lane.clock, TreeClock):
+                ticket.lane.clock.close()
 
     async def _lane(self, lane: int, first: tuple[int, Session, float] | None) -> None:
         current = first
@@ -263,7 +266,7 @@ class LaneRunner:
                 await self.gate()
             self.stats.t_start_ns = perf_counter_ns()
             self.stats.measured_wall_ns = time.time_ns()
-            self.clock = LaneClock(spec.idle_gap_cap_s)
+            self.clock = LaneClock(spec.idle_gap_cap_s, spec.trace_idle_gap_cap_s)
             await self._measured(firsts)
         finally:
             self.stats.t_end_ns = perf_counter_ns()
@@ -322,7 +325,8 @@ class LaneRunner:
                 "occupancy": sum(min(b, span) for b in stats.busy_ns)
                 / (span * max(len(self.owned), 1)),
                 "warmup_s": stats.warmup_s, "warmup_requests": stats.warmup_requests,
-                "measured_s": span / 1e9, "trajectory": list(spec.trajectory),
+                "measured_s": span / 1e9, "measured_start_ns": stats.t_start_ns - self.t0_ns,
+                "trajectory": list(spec.trajectory),
                 "duration_s": spec.duration_s, "stop_reason": stats.stop_reason,
                 **self.clock.stats()}
 

@@ -4,6 +4,14 @@ HTTP 404 ..." — in the terminal, summary.txt and the report's banner, rather t
 the end and reporting "missing turns". ``--stop-after-failures N`` (default 8; 0 = never);
 ``--agentx`` turns it off, as AgentX judges errors by its own rules (overflow and error
 rates).
+
+The live failed-request abort (``--failed-request-threshold RATIO``; ``--agentx``: 0.10, the
+``agentx`` preset's ``failed_request_threshold``, agentx-harness 1.0.12
+``records/records_manager.py`` 583-593 and 694-755): once at least ``floor`` =
+max(concurrency, 10) measured responses have come back (context overflows left out, as
+AIPerf's records drop them), failed / (ok + failed) above RATIO stops the measured phase
+(stop reason ``failed_request_threshold``; requests in flight finish, the summary is written
+from what was measured, and the run reads INVALID).
 """
 
 from __future__ import annotations
@@ -99,13 +107,19 @@ def _html_text(page: str) -> str:
 class FirstFailures:
     """Watches LLM step records; calls ``stop`` once the first ``n`` all failed."""
 
-    def __init__(self, n: int, stop: Callable[[str | None], None] | None = None) -> None:
+    def __init__(self, n: int, stop: Callable[[str | None], None] | None = None, *,
+                 threshold: float | None = None, floor: int = 10) -> None:
         self.n = n
         self.stop = stop  # called with None (the first requests failed) or a message
         self.seen = 0
         self.failed = 0
         self.triggered = False
         self.reason = "all_failed"  # the segment's stop reason once triggered
+        self.threshold = threshold  # the live failed-request abort (module doc)
+        self.floor = floor
+        self.responses = 0  # measured responses, context overflows left out
+        self.responses_failed = 0
+        self.threshold_note: str | None = None  # what the abort said, once it fired
 
     def stop_for(self, reason: str, message: str) -> None:
         """Stop issuing for another cause than failed requests (``reason``: the stop reason,
@@ -121,9 +135,12 @@ class FirstFailures:
             print(f"stopping: {message}", file=sys.stderr, flush=True)
 
     def observe(self, record: dict[str, Any]) -> None:
-        if (self.n <= 0 or self.triggered or self.seen >= self.n
-                or record.get("type") != "step" or record.get("kind") != "llm"
+        if (self.triggered or record.get("type") != "step" or record.get("kind") != "llm"
                 or record.get("warmup") or record.get("status") == "retried"):
+            return
+        if self.threshold is not None and not record.get("context_overflow"):
+            self._over_threshold(record.get("status") != "ok")
+        if self.n <= 0 or self.triggered or self.seen >= self.n:
             return
         self.seen += 1
         self.failed += record.get("status") != "ok"
@@ -131,6 +148,23 @@ class FirstFailures:
             self.triggered = True
             if self.stop is not None:
                 self.stop(None)
+
+    def _over_threshold(self, failed: bool) -> None:
+        """One measured response for the live abort (records_manager.py 694-755: checked after
+        every record, armed from the floor on, ``rate > threshold`` fires once)."""
+        assert self.threshold is not None
+        self.responses += 1
+        self.responses_failed += failed
+        if self.responses < self.floor:
+            return
+        rate = self.responses_failed / self.responses
+        if rate <= self.threshold:
+            return
+        self.threshold_note = (
+            f"{self.responses_failed}/{self.responses} measured requests failed ({rate:.1%}), "
+            f"over the failed-request threshold of {self.threshold:.1%} (AgentX "
+            "failed_request_threshold): the measured phase stopped early")
+        self.stop_for("failed_request_threshold", self.threshold_note)
 
 
 __all__ = ["DEFAULT_FIRST", "FailureCauses", "FirstFailures", "cause", "failure_note"]

@@ -20,6 +20,11 @@ aggregation/request_metrics.py`` and the InferenceX app define them:
   ``ignore_eos``).
 * ``context_overflow`` — requests that failed on the model's context, over every measured
   response (AIPerf's denominator: successes + errors).
+* ``latency_coverage`` — how far into the measured phase TTFT and ITL were observed: (the last
+  first token, or the last end of a successful request with at least 2 output tokens, minus
+  the measured phase's start) / ``--duration``, within [0, 1] (agentx-harness 1.0.12
+  ``metrics/accumulator.py`` 360-404); the AgentX verdict wants either at 0.95 or more
+  (``minimum_profile_metric_coverage_ratio``, :func:`agentx_rows`).
 * ``trees`` — trees started, whole ones (from their first request) completed, their completion
   time; per-turn latency is ``latency_ms.turn``; subagents (``branch`` records) and how long
   parents waited for them (``join`` records); lane occupancy (the ``lanes`` record).
@@ -63,6 +68,8 @@ class TreesTally:
         self.sessions = self.partial = self.done = self.stopped = 0
         self.completion = Distribution()
         self.requests_per_tree = Distribution(None)
+        self.last_first_token: int | None = None  # latency coverage: the last TTFT seen
+        self.last_itl_end: int | None = None  # and the last end of a request with an ITL
 
     def add_llm(self, r: dict[str, Any]) -> None:
         self.requests += 1
@@ -75,6 +82,11 @@ class TreesTally:
         if r.get("tpot_ms") and out >= 2:
             self.itl.add(r["tpot_ms"])
         sent, end = r.get("t_sent_ns"), r.get("t_end_ns")
+        first = r.get("t_first_token_ns")
+        if first is not None:
+            self.last_first_token = max(first, self.last_first_token or first)
+        if out >= 2 and end is not None:
+            self.last_itl_end = max(end, self.last_itl_end or end)
         if sent is not None:
             self.first_sent = sent if self.first_sent is None else min(self.first_sent, sent)
         if end is not None:
@@ -145,8 +157,25 @@ class TreesTally:
                                  else 0.0},
             "error_rate": self.errors / self.requests_ok if self.requests_ok
             else (1.0 if self.errors else 0.0),
+            "failed_share": (self.errors - self.overflow) / (self.requests - self.overflow)
+            if self.requests > self.overflow else 0.0,
+            "latency_coverage": self._coverage(records),
             "trees": self._tree_view(records),
         }
+
+    def _coverage(self, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+        """TTFT and ITL coverage of the measured phase (module doc); None without a lanes
+        record that says when the phase began and how long it was asked to be."""
+        lanes = next((r for r in records if r.get("type") == "lanes"), None)
+        if lanes is None or lanes.get("measured_start_ns") is None or not lanes.get("duration_s"):
+            return None
+        start, want_ns = lanes["measured_start_ns"], lanes["duration_s"] * 1e9
+
+        def ratio(last: int | None) -> float:
+            return 0.0 if last is None else min(max((last - start) / want_ns, 0.0), 1.0)
+
+        return {"ttft": ratio(self.last_first_token), "itl": ratio(self.last_itl_end),
+                "duration_s": lanes["duration_s"]}
 
     def _tree_view(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         branches = [r for r in records if r.get("type") == "branch" and r.get("spawned")]
@@ -169,7 +198,8 @@ class TreesTally:
             out["lanes"] = {k: lanes.get(k) for k in (
                 "lanes", "occupancy", "unfilled", "starved", "trees_started", "wrapped",
                 "warmup_s", "warmup_requests", "measured_s", "jumps", "skipped_s",
-                "idle_gap_cap_s")}
+                "idle_gap_cap_s", "trace_idle_gap_cap_s", "tree_jumps", "tree_skipped_s",
+                "trees_idle_capped")}
             if "workers" in lanes:  # lanes split over worker processes or Ray actors
                 out["lanes"].update({k: lanes.get(k) for k in (
                     "workers", "measured_start_spread_ms")})
@@ -190,7 +220,9 @@ def agentx_rows(summary: Summary, rules: dict[str, Any]) -> list[dict[str, Any]]
     """The scenario's validity rows (AIPerf 0.13 ``exporters/aggregate/
     aggregate_base_exporter.py``; InferenceX ``validate_agentic_result.py``) and ours."""
     block = summary.trees or {}
-    not_cancelled = summary.stop_reason != "interrupted"
+    aborted = summary.stop_reason == "failed_request_threshold"
+    # the live abort cancels the profile as AIPerf's ProfileCancelCommand does
+    not_cancelled = summary.stop_reason != "interrupted" and not aborted
     lanes = (block.get("trees") or {}).get("lanes") or {}
     overflow = (block.get("context_overflow") or {}).get("rate") or 0.0
     measured = lanes.get("measured_s") or 0.0
@@ -216,6 +248,13 @@ def agentx_rows(summary: Summary, rules: dict[str, Any]) -> list[dict[str, Any]]
             "every lane held a tree until the end (else the load was lower than named; "
             "--allow-dataset-wrap)"),
     ]
+    threshold = rules.get("failed_request_threshold")
+    if threshold is not None:
+        rows.append(row("failed_request_threshold", block.get("failed_share"), threshold, "<=",
+                        not aborted, "AIPerf agentx preset: the run stops once failed / "
+                        "responses exceed the threshold, from max(concurrency, 10) responses "
+                        "on (failed_request_threshold)"))
+    rows += coverage_rows(block, rules, cancelled=not not_cancelled)
     for violation in rules.get("violations") or []:
         rows.append(row("scenario_rule", violation, "as locked", "==", False,
                         "AIPerf inferencex-agentx-mvp locked invariant"))
@@ -223,4 +262,23 @@ def agentx_rows(summary: Summary, rules: dict[str, Any]) -> list[dict[str, Any]]
     return rows
 
 
-__all__ = ["STATS", "TreesTally", "agentx_rows", "trees_block"]
+def coverage_rows(block: dict[str, Any], rules: dict[str, Any],
+                  cancelled: bool) -> list[dict[str, Any]]:
+    """The latency coverage row: TTFT or ITL observed over at least
+    ``minimum_profile_metric_coverage_ratio`` of the measured phase (agentx-harness 1.0.12
+    ``records/records_manager.py`` 1729-1840, ``common/models/record_models.py`` 441-446: either
+    signal suffices); not judged for a cancelled run or a measured phase under the scenario's
+    minimum (as there: other rows fail those)."""
+    want = rules.get("min_latency_coverage")
+    coverage = block.get("latency_coverage")
+    duration = rules.get("duration_s") or 0.0
+    if want is None or cancelled or duration < (rules.get("min_duration_s") or 0.0):
+        return []
+    best = max(coverage["ttft"], coverage["itl"]) if coverage else 0.0
+    return [{"name": "latency_coverage", "value": round(best, 4), "limit": want, "op": ">=",
+             "ok": best >= want,
+             "rule": "AIPerf inferencex-agentx-mvp: TTFT or ITL observed over at least "
+                     f"{want:.0%} of the measured phase (minimum_profile_metric_coverage_ratio)"}]
+
+
+__all__ = ["STATS", "TreesTally", "agentx_rows", "coverage_rows", "trees_block"]

@@ -12,15 +12,18 @@ references" has the table, each row with its file and line.
 
 Defaults ``--agentx`` sets (an explicit option wins): lanes (``--scenario concurrency``),
 trajectory start 0.25:0.75, 10 warm-up requests per lane, seed 42 and a measured phase of
-3,600 s (the preset's, which InferenceX runs), an idle-gap cap of 10 s (the locked spec's).
+3,600 s (the preset's, which InferenceX runs), an idle-gap cap of 10 s (the locked spec's), a
+per-tree idle cap of 300 s and the live failed-request abort at 10 % (the preset's).
 Locked rules — breaking one makes the run INVALID, as AIPerf's ``--unsafe-override`` does:
 recorded timing (no ``--think-time`` scaling: ``forbid_ignore_trace_delays``), replies held to
 their recorded length (``require_ignore_eos``; no ``--max-tokens``), the first-user cache bust
 (``require_cache_bust``), the 10 s idle cap (``system_idle_gap_cap_seconds``), a measured phase
 of at least 900 s (``min_benchmark_duration_seconds``). Departures are named and leave the
-verdict alone; the preset's per-tree idle cap of 300 s, which we do not rebuild, is one on
-every run. The declared ``--spec-decode-policy`` is recorded here and judged after the run
-against what the server reported (:mod:`agentic_bench.metrics.speculation_rows`).
+verdict alone (a per-tree idle cap or a failed-request threshold other than the preset's is
+one). After the run the latency coverage row (``minimum_profile_metric_coverage_ratio``,
+:func:`agentic_bench.metrics.trees.coverage_rows`) joins the verdict. The declared
+``--spec-decode-policy`` is recorded here and judged after the run against what the server
+reported (:mod:`agentic_bench.metrics.speculation_rows`).
 """
 
 from __future__ import annotations
@@ -47,11 +50,15 @@ SEED = 42  # preset line 53; InferenceX benchmark_lib.sh 2017
 # per-tree (root + subagents) idle-gap cap: preset line 57; InferenceX benchmark_lib.sh 1797,
 # 2038. AIPerf 0.13.0 forbade it (forbid_trace_idle_gap_cap, line 37); 1.0.12 dropped that
 TRACE_IDLE_CAP_S = 300.0
+# live abort: preset line 54; InferenceX benchmark_lib.sh 2022; the rule itself in
+# records/records_manager.py 583-593 (floor max(concurrency, 10)) and 694-755
+LIVE_FAILED_REQUEST_THRESHOLD = 0.10
+# minimum_profile_metric_coverage_ratio, the locked spec line 39; computed in
+# metrics/accumulator.py 360-404, judged in records/records_manager.py 1729-1840
+PROFILE_METRIC_COVERAGE = 0.95
 # the preset's other pinned values, named in docs/agentx.md, not rebuilt here:
 WARMUP_GRACE_S = 1800.0  # preset line 56; InferenceX benchmark_lib.sh 2044
-LIVE_FAILED_REQUEST_THRESHOLD = 0.10  # preset line 54 (ours: the post-run error_rate row)
 NUM_DATASET_ENTRIES = 393  # preset line 60; InferenceX benchmark_lib.sh 2102
-PROFILE_METRIC_COVERAGE = 0.95  # minimum_profile_metric_coverage_ratio, the locked spec line 39
 # InferenceX resolve_trace_source: 062126 for 1M-context families, its -256k variant otherwise
 CORPUS = "semianalysisai/cc-traces-weka-062126"
 
@@ -63,6 +70,8 @@ def preset_defaults(options: Any) -> dict[str, Any]:
     return {"scenario": "concurrency", "trajectory_start": TRAJECTORY,
             "warmup_requests_per_lane": WARMUP_PER_LANE, "idle_gap_cap": IDLE_CAP_S,
             "duration": DEFAULT_DURATION_S, "seed": SEED,
+            "trace_idle_gap_cap": TRACE_IDLE_CAP_S,
+            "failed_request_threshold": LIVE_FAILED_REQUEST_THRESHOLD,
             "stop_after_failures": 0}  # AgentX judges errors by its own rules
 
 
@@ -113,12 +122,22 @@ def scenario_rules(options: Any) -> dict[str, Any]:
                           "replays the recorded ones)")
     if options.seed != SEED:
         departures.append(f"seed {options.seed} (InferenceX and the {PRESET} preset: {SEED})")
-    # not rebuilt: a tree's own pending waits are never shortened while other lanes are busy
-    departures.append(f"no per-tree idle-gap cap (InferenceX and the {PRESET} preset: "
-                      f"{TRACE_IDLE_CAP_S:g} s, trace_idle_gap_cap_seconds); only the "
-                      f"whole-run {IDLE_CAP_S:g} s cap applies")
+    tree_cap = getattr(options, "trace_idle_gap_cap", None)
+    if tree_cap != TRACE_IDLE_CAP_S:  # the preset's default, not locked: named, not judged
+        what = "no per-tree idle-gap cap" if tree_cap is None else \
+            f"a per-tree idle-gap cap of {tree_cap:g} s"
+        departures.append(f"{what} (InferenceX and the {PRESET} preset: {TRACE_IDLE_CAP_S:g} "
+                          "s, trace_idle_gap_cap_seconds)")
+    threshold = getattr(options, "failed_request_threshold", None)
+    if threshold != LIVE_FAILED_REQUEST_THRESHOLD:
+        what = "no live failed-request abort" if threshold is None else \
+            f"a live failed-request abort above {threshold:g}"
+        departures.append(f"{what} (InferenceX and the {PRESET} preset: "
+                          f"{LIVE_FAILED_REQUEST_THRESHOLD:g}, failed_request_threshold)")
     return {"scenario": SCENARIO, "violations": violations, "departures": departures,
             "duration_s": options.duration, "min_duration_s": MIN_DURATION_S,
+            "failed_request_threshold": threshold,
+            "min_latency_coverage": PROFILE_METRIC_COVERAGE,
             # checked against the server's reports after the run (metrics/speculation_rows.py)
             "spec_decode_policy": getattr(options, "spec_decode_policy", None)}
 

@@ -296,7 +296,8 @@ class CommonOptions(OptionsModel):
             raise ValueError(f"{value:g}: must be > 0 {unit}")
         return value
 
-    @field_validator("grace", "stop_after_failures", "idle_gap_cap", check_fields=False)
+    @field_validator("grace", "stop_after_failures", "idle_gap_cap", "trace_idle_gap_cap",
+                     check_fields=False)
     @classmethod
     def _not_negative(cls, value: float | None) -> float | None:
         if value is not None and value < 0:

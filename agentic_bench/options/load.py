@@ -65,8 +65,8 @@ class LoadSpec:
 @dataclass(frozen=True)
 class LaneSpec:
     """The lanes of a run over agent trees (load/lanes.py): how many, where each first tree
-    starts and its warm-up, how long, wrap, the idle-gap cap, cache busting, seed, grace and
-    how many trees in all."""
+    starts and its warm-up, how long, wrap, the idle-gap caps (the run's and each tree's),
+    cache busting, seed, grace and how many trees in all."""
 
     kind: ClassVar[Literal["lanes"]] = "lanes"  # the tag of :data:`LoadShape`
     lanes: int = 1
@@ -76,6 +76,7 @@ class LaneSpec:
     cut: bool = False  # the measured phase's end stops trees mid-way (--agentx)
     allow_wrap: bool = False
     idle_gap_cap_s: float | None = None
+    trace_idle_gap_cap_s: float | None = None  # per tree (load/clock.py TreeClock)
     cache_bust: bool = True
     seed: int = 42
     grace_s: float = 30.0

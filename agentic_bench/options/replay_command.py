@@ -62,6 +62,16 @@ class ReplayCommandOptions(CommonOptions):
                                         help="when no request is in flight anywhere, move every "
                                         "pending wait earlier so the run idles at most S "
                                         "seconds (--agentx: 10)")
+    trace_idle_gap_cap: float | None = option(
+        None, metavar="S", group=TREES, identity=True,
+        help="per tree: when none of a tree's requests (its subagents' included) has been in "
+        "flight for S seconds, move that tree's pending waits earlier so its next request goes "
+        "now; other trees are untouched (InferenceX --trace-idle-gap-cap-seconds; --agentx: 300)")
+    failed_request_threshold: float | None = option(
+        None, metavar="RATIO", group=TREES, identity=True, example=0.05,
+        help="stop the measured phase early once failed / (ok + failed) requests exceed RATIO, "
+        "counted from max(--concurrency, 10) measured responses on, context overflows left out "
+        "(AIPerf --failed-request-threshold; --agentx: 0.10, the run then reads INVALID)")
     cache_bust: Literal["first-user", "none"] = option(
         "first-user", group=TREES, identity=True,
         help="first-user (default): each tree's first user messages start with a marker "
@@ -135,6 +145,7 @@ class ReplayCommandOptions(CommonOptions):
                         warmup_requests=self.warmup_requests_per_lane,
                         duration_s=self.duration, cut=self.agentx,
                         allow_wrap=self.allow_dataset_wrap, idle_gap_cap_s=self.idle_gap_cap,
+                        trace_idle_gap_cap_s=self.trace_idle_gap_cap,
                         cache_bust=self.cache_bust != "none", seed=self.seed,
                         grace_s=self.grace, sessions=self.sessions)
 
@@ -152,6 +163,13 @@ class ReplayCommandOptions(CommonOptions):
         from agentic_bench.options.capacity import parse_capacities
 
         return parse_capacities(self.cache_capacity)
+
+    @field_validator("failed_request_threshold")
+    @classmethod
+    def _ratio(cls, value: float | None) -> float | None:
+        if value is not None and not 0 <= value <= 1:
+            raise ValueError(f"{value:g}: a ratio in [0, 1]")
+        return value
 
     @field_validator("trajectory_start")
     @classmethod

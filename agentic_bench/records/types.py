@@ -53,7 +53,11 @@ FIELDS: dict[str, dict[str, str]] = {
               "unfilled": "lanes that never held a tree", "starved": "lanes that found no "
               "tree left", "measured_s": "the measured phase",
               "measured_start_spread_ms": "--workers/--ray-address: latest minus earliest "
-              "worker's measured-phase start (wall clock)"},
+              "worker's measured-phase start (wall clock)",
+              "measured_start_ns": "the measured phase's start (run clock)",
+              "tree_skipped_s": "--trace-idle-gap-cap: time its jumps moved trees' waits, "
+              "summed over the trees", "tree_jumps": "how many such jumps",
+              "trees_idle_capped": "trees it moved at least once"},
 }
 
 

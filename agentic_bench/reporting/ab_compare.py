@@ -27,7 +27,8 @@ from agentic_bench.reporting.regenerate import run_record
 WORK_OPTIONS = ("trace", "format", "history", "think_time", "max_tokens", "min_tokens",
                 "temperature", "honor_eos", "sessions", "duration", "scenario", "concurrency",
                 "rate", "target_qps", "seed", "salt", "tokenizer", "trajectory_start",
-                "warmup_requests_per_lane", "idle_gap_cap", "allow_dataset_wrap", "agentx",
+                "warmup_requests_per_lane", "idle_gap_cap", "trace_idle_gap_cap",
+                "allow_dataset_wrap", "agentx",
                 "max_context", "cache_bust")
 EXIT_WORSE, EXIT_INCONCLUSIVE = 3, 4
 _REP = re.compile(r"^rep-(\d+)$")

@@ -251,6 +251,9 @@ def _stop_reason(summary: Summary) -> str:
                 f"{counts.requests_ok}/{counts.requests} requests then succeeded")
     if reason == "records_unwritable":
         return "stopped: the records could not be written"
+    if reason == "failed_request_threshold":
+        return ("stopped early: failed requests exceeded --failed-request-threshold (the "
+                "summary holds what was measured)")
     return reason
 
 

@@ -29,6 +29,8 @@ def lanes_line(config: dict[str, Any]) -> str | None:
                       "requests per conversation")
     if lanes.get("idle_gap_cap_s") is not None:
         parts.append(f"idle-gap cap {lanes['idle_gap_cap_s']:g} s")
+    if lanes.get("trace_idle_gap_cap_s") is not None:
+        parts.append(f"per-tree idle cap {lanes['trace_idle_gap_cap_s']:g} s")
     if lanes.get("duration_s"):
         parts.append(f"measured {lanes['duration_s']:g} s" if lanes.get("cut")
                      else f"no new tree after {lanes['duration_s']:g} s")
@@ -101,7 +103,11 @@ def tree_lines(given: Summary | dict[str, Any]) -> list[str]:
                      "left; "
                      f"warm-up {_n(lanes['warmup_requests'])} requests in "
                      f"{_n(lanes['warmup_s'], 2)} s; idle cap jumps {lanes['jumps']} "
-                     f"({_n(lanes['skipped_s'], 2)} s skipped)")
+                     f"({_n(lanes['skipped_s'], 2)} s skipped)"
+                     + (f"; per-tree idle cap {lanes['tree_jumps']} jumps in "
+                        f"{lanes.get('trees_idle_capped') or 0} trees "
+                        f"({_n(lanes.get('tree_skipped_s') or 0.0, 2)} s skipped in all)"
+                        if lanes.get("trace_idle_gap_cap_s") is not None else ""))
     warm = summary.warmup
     if warm:
         lines.append(f"Warm-up   : {warm.get('requests', 0)} requests "

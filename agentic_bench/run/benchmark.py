@@ -90,7 +90,9 @@ async def _run(workload: Workload, options: CommonOptions,
         out.mkdir(parents=True, exist_ok=True)
         write_run_config(out, command or workload.name, run.shown)
         loadgen = options.loadgen_options
-        early = FirstFailures(options.stop_after_failures if loadgen is None else 0)
+        early = FirstFailures(options.stop_after_failures if loadgen is None else 0,
+                              threshold=getattr(options, "failed_request_threshold", None)
+                              if lanes is not None else None, floor=max(streams, 10))
         writer = RecordWriter(out / "records.jsonl")
         writer.on_error = lambda exc: early.stop_for(  # a full disk: stop issuing at once
             "records_unwritable", f"cannot write {writer.path}: {exc.strerror or exc}; no new "

@@ -59,7 +59,8 @@ def complete(facts: RunFacts) -> bool:
                 and len(facts.resumed.done) + seg.issued >= facts.planned)
     if lanes is not None and lanes.cut and seg.stop_reason == "duration":
         all_done = True  # AgentX: the measured phase ended as asked
-    return (seg.cancelled == 0 and seg.stop_reason not in ("all_failed", "records_unwritable")
+    return (seg.cancelled == 0 and seg.stop_reason not in ("all_failed", "records_unwritable",
+                                                             "failed_request_threshold")
             and (seg.stop_reason != "interrupted" or all_done))
 
 

@@ -181,6 +181,9 @@ class RecordsProfiler:
         if self.options.get("idle_gap_cap") is not None:
             prof.notes.append(f"--idle-gap-cap {self.options['idle_gap_cap']}: long gaps "
                               "were cut")
+        if self.options.get("trace_idle_gap_cap") is not None:
+            prof.notes.append(f"--trace-idle-gap-cap {self.options['trace_idle_gap_cap']}: a "
+                              "tree's long idle gaps were cut")
 
 
 def _gaps(s: _Session) -> tuple[list[float], list[float]]:

@@ -26,8 +26,15 @@ def test_locked_rules_and_departures() -> None:
         ["cc-traces-weka-062126/traces.jsonl", "--agentx", "--concurrency", "8",
          "--duration", "3600"]))
     assert canonical["violations"] == []
-    # the one departure every run makes: the preset's per-tree idle cap is not rebuilt
-    assert len(canonical["departures"]) == 1 and "per-tree" in canonical["departures"][0]
+    # #46 item 6: the per-tree idle cap and the live abort are rebuilt, so InferenceX's own
+    # run departs in nothing; another per-tree cap or threshold is named (not judged)
+    assert canonical["departures"] == []
+    other = scenario_rules(parse_replay_args(
+        ["cc-traces-weka-062126/traces.jsonl", "--agentx", "--concurrency", "8",
+         "--trace-idle-gap-cap", "60", "--failed-request-threshold", "0.2"]))
+    assert other["violations"] == []
+    assert [d.split(" (")[0] for d in other["departures"]] == [
+        "a per-tree idle-gap cap of 60 s", "a live failed-request abort above 0.2"]
     broken = scenario_rules(parse_replay_args(
         ["mine.jsonl", "--agentx", "--concurrency", "8", "--duration", "300",
          "--think-time", "none", "--honor-eos", "--cache-bust", "none", "--idle-gap-cap",

@@ -99,16 +99,21 @@ def test_warm_up_seed_and_system_idle_cap_unchanged() -> None:
                for v in scenario_rules(_ax("--idle-gap-cap", "30"))["violations"])
 
 
-def test_per_tree_idle_cap_is_named_on_every_run() -> None:
-    """Changed: the ``agentx`` preset sets a per-tree idle-gap cap of 300 s
+def test_per_tree_idle_cap_is_rebuilt_at_the_preset_value() -> None:
+    """Changed, now rebuilt: the ``agentx`` preset sets a per-tree idle-gap cap of 300 s
     (trace_idle_gap_cap_seconds, agentx-harness 1.0.12 inferencex_agentx_mvp.py line 57;
     InferenceX benchmark_lib.sh 1797, 2038) where AIPerf 0.13.0 forbade one
-    (forbid_trace_idle_gap_cap, line 37). We do not rebuild it: a departure on every run."""
+    (forbid_trace_idle_gap_cap, line 37). ``--agentx`` sets it (``--trace-idle-gap-cap``);
+    its behaviour is transcribed in test_agentx_live_rules.py. No departure on InferenceX's
+    own run; another value is one."""
     assert AIPERF_0_13_FORBIDS_TRACE_IDLE_CAP
     assert agentx.TRACE_IDLE_CAP_S == AGENTX_PRESET["trace_idle_gap_cap_seconds"]
     for opts in (_ax(), _ax("--duration", "900", "--seed", "7")):
-        d = [x for x in scenario_rules(opts)["departures"] if "per-tree" in x]
-        assert len(d) == 1 and "300 s" in d[0]
+        assert opts.trace_idle_gap_cap == 300.0  # type: ignore[attr-defined]
+        assert not [x for x in scenario_rules(opts)["departures"] if "per-tree" in x]
+    d = [x for x in scenario_rules(_ax("--trace-idle-gap-cap", "0"))["departures"]
+         if "per-tree" in x]
+    assert len(d) == 1 and "300 s" in d[0]
 
 
 def test_corpus_rule_names_what_the_locked_spec_accepts() -> None:
@@ -126,10 +131,13 @@ def test_corpus_rule_names_what_the_locked_spec_accepts() -> None:
 
 
 def test_pinned_values_we_do_not_rebuild_are_transcribed() -> None:
-    """Named, not rebuilt (docs/agentx.md): warm-up grace 1,800 s (preset line 56), live
-    failed-request threshold 0.10 (line 54; ours is the post-run error_rate row), profile
-    metric coverage 0.95 (locked spec line 39)."""
+    """Named, not rebuilt (docs/agentx.md): warm-up grace 1,800 s (preset line 56). Rebuilt
+    since (test_agentx_live_rules.py): the live failed-request threshold 0.10 (line 54) and
+    the profile metric coverage 0.95 (locked spec line 39)."""
     assert agentx.WARMUP_GRACE_S == AGENTX_PRESET["warmup_grace_period"]
     assert agentx.LIVE_FAILED_REQUEST_THRESHOLD == AGENTX_PRESET["failed_request_threshold"]
     assert agentx.PROFILE_METRIC_COVERAGE == LOCKED_SPEC["minimum_profile_metric_coverage_ratio"]
     assert agentx.PRESET == AGENTX_PRESET["name"] and agentx.SCENARIO == LOCKED_SPEC["name"]
+    rules = scenario_rules(_ax())
+    assert rules["failed_request_threshold"] == AGENTX_PRESET["failed_request_threshold"]
+    assert rules["min_latency_coverage"] == LOCKED_SPEC["minimum_profile_metric_coverage_ratio"]
