@@ -76,13 +76,17 @@ class LoadRunner:
             return trace_arrivals(self.source.offsets or [0.0] * self.source.size, count=count)
         return burst_arrivals(count)
 
-    def _should_stop(self, t_start: int) -> str | None:
+    def _should_stop(self, t_start: int, at_ns: int | None = None) -> str | None:
+        """Why issuing ends now, if it does; ``at_ns`` is an open loop's arrival time, so an
+        arrival scheduled inside ``--duration`` is sent however late the loop reaches it (its
+        lateness is its schedule lag), and the planned set never depends on the machine's load."""
         spec = self.spec
         if self.stop_event.is_set():
             return "interrupted"
         if spec.max_errors and self.stats.errors >= spec.max_errors:
             return "max_errors"
-        if spec.duration_s and perf_counter_ns() - t_start >= spec.duration_s * 1e9:
+        now = perf_counter_ns() if at_ns is None else at_ns
+        if spec.duration_s and now - t_start >= spec.duration_s * 1e9:
             return "duration"
         return None
 
@@ -156,7 +160,7 @@ class LoadRunner:
             if arrival > perf_counter_ns() and await self._wait_stop(arrival):
                 self.stats.stop_reason = "interrupted"
                 return
-            if (reason := self._should_stop(t_start)) is not None:
+            if (reason := self._should_stop(t_start, arrival)) is not None:
                 self.stats.stop_reason = reason
                 return
             scheduled = arrival

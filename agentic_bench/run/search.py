@@ -245,7 +245,7 @@ def run_search(workload: Workload, options: CommonOptions, spec: SearchSpec,
     slos = {**workload.default_slos, **options.slos}
     from agentic_bench.metrics.verdict import latency_slo
 
-    if not any(k in slos or latency_slo(k) for k in (*LATENCY_SLOS, *slos)):
+    if not any(k in LATENCY_SLOS or latency_slo(k) for k in slos):  # a limit the run has
         raise ConfigError("--search needs a latency limit to search against: --slo "
                           "ttft_p99_ms=..., tpot_p99_ms=... or turn_p90_ms=...")
     base = options.resume or options.out or default_out(f"{workload.name}-search")

@@ -181,8 +181,9 @@ def test_agentx_rules_and_context_overflow(sim_factory, cli, tmp_path: Path) -> 
                "--concurrency", "2", "--duration", "3", "--allow-dataset-wrap")
     rows = {r["name"]: r for r in s["constraints"]}
     assert {"not_cancelled", "duration_reached", "context_overflow_rate", "error_rate",
-            "lanes_filled", "scenario_rule"} == set(rows)
+            "lanes_filled", "scenario_rule", "failed_request_threshold"} == set(rows)
     assert not rows["scenario_rule"]["ok"] and "900 s" in rows["scenario_rule"]["value"]
+    assert rows["failed_request_threshold"]["ok"]  # overflows are not failures (AIPerf)
     assert s["result"] == "INVALID" and rows["duration_reached"]["ok"]
     recs = records(out)
     warm = [r for r in recs if r.get("warmup")]

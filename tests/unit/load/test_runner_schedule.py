@@ -75,3 +75,26 @@ def test_a_resumed_open_loop_starts_at_its_first_unfinished_arrival() -> None:
     assert scheduled[0][1] == t0  # not t0 + offsets[3]
     for (_, t), offset in zip(scheduled, offsets[3:], strict=True):
         assert t - t0 == int((offset - offsets[3]) * 1e9)
+
+
+def test_an_arrival_inside_the_duration_is_sent_however_late_the_loop_reaches_it() -> None:
+    """--duration ends issuing at the arrivals scheduled after it, not at the wall clock: a
+    loop held up past the end (a loaded machine; here the first session blocks the loop)
+    still sends every planned arrival, late, so the planned set never depends on load."""
+    import time
+
+    from agentic_bench.load import poisson_arrivals
+
+    rate, duration = 50.0, 0.2
+    planned = max(1, round(rate * duration))
+    inside = sum(1 for t in poisson_arrivals(rate, 3, count=planned) if t < duration)
+
+    async def execute(ticket: SessionTicket) -> SessionOutcome:
+        if ticket.index == 0:
+            time.sleep(duration + 0.1)  # blocks the event loop past the duration's end
+        return SessionOutcome(ticket.session_id, "ok", 1, 1, 1, 0)
+
+    spec = LoadSpec(scenario="server", rate=rate, duration_s=duration, seed=3)
+    runner = LoadRunner(spec, SessionSource(1, lambda i: SESSION), execute)
+    asyncio.run(runner.run())
+    assert inside > 1 and runner.stats.issued == inside
