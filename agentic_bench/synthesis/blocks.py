@@ -37,6 +37,11 @@ class BlockWriter:
             self._blocks[hash_id] = text
         return text
 
+    def unwritten(self, hash_ids: Sequence[int]) -> list[int]:
+        """Those of ``hash_ids`` whose text is not written yet (in order, repeats kept)."""
+        written = self._blocks
+        return [h for h in hash_ids if h not in written]
+
     def blocks(self, hash_ids: Sequence[int]) -> str:
         return "".join(self.block(h) for h in hash_ids)
 
