@@ -98,8 +98,38 @@ ROUTING_HEADERS = ("x-session-id", "x-dynamo-session-id", "x-dynamo-parent-sessi
 
 def prompt_words(body: dict[str, Any]) -> int:
     msgs = body.get("messages")
-    return sum(len(str(m.get("content") or "").split())
+    return sum(words(str(m.get("content") or ""))
                for m in (msgs if isinstance(msgs, list) else []) if isinstance(m, dict))
+
+
+# ASCII whitespace that str.split() splits on besides the space (it also splits on \x1c-\x1f)
+_OTHER_SPACE = tuple(bytes([c]) for c in b"\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+_TO_SPACE = bytes(32 if bytes([c]) in _OTHER_SPACE else c for c in range(256))
+
+
+def words(text: str) -> int:
+    """``len(text.split())`` without building the list: an ASCII text's whitespace runs are
+    counted in its bytes (several times faster on a 400 kB agent prompt; the simulator's usage
+    count was its largest cost per request), anything else is split."""
+    if not text.isascii():
+        return len(text.split())
+    raw = text.encode("ascii")
+    if any(c in raw for c in _OTHER_SPACE):
+        raw = raw.translate(_TO_SPACE)
+    while b"  " in raw:
+        raw = raw.replace(b"  ", b" ")
+    if raw in (b"", b" "):
+        return 0
+    return raw.count(b" ") + 1 - raw.startswith(b" ") - raw.endswith(b" ")
+
+
+def parse_json(raw: bytes) -> Any:
+    """The request body: orjson (3x the stdlib's speed on a 400 kB prompt), the stdlib where
+    orjson refuses what it accepts (NaN, integers over 64 bits, lone surrogates)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 EARLY_S = 0.002  # precise mode: how early a timer fires before its deadline
@@ -225,7 +255,7 @@ class SimServer:
             conn.send_json(404, b'{"error":{"message":"not found"}}')
             return
         try:
-            body = json.loads(req.body or b"{}")
+            body = parse_json(req.body or b"{}")
         except json.JSONDecodeError:
             conn.send_json(400, b'{"error":{"message":"body is not JSON"}}')
             return

@@ -8,7 +8,8 @@ blocks a slice at a time with the event loop served between slices (other lanes'
 reads wait at most one slice), then the messages, the body, and the body's bytes encoded by the
 client (:func:`~agentic_bench.transport.prepared.prepare_ahead`) — and sends the ready bytes
 when it is due. A request with no wait before it (a tree's first, one after a join) is written
-when it is due, the same way but in one go (several due at once: first come, first served).
+when it is due, the same way. Writers take turns at the replayer's
+:class:`~agentic_bench.replay.prompt_desk.PromptDesk`, the earliest due first.
 
 Each such request's record says what it cost and whether it was ready in time:
 ``prompt_build_ms`` (the writing and encoding itself, not the turns given to other lanes),
@@ -27,7 +28,8 @@ from typing import Any
 from agentic_bench.contracts import SessionTicket
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.history import request_body
-from agentic_bench.replay.tree import WARM_SLICE_BLOCKS, TreeRun
+from agentic_bench.replay.prompt_desk import PromptDesk
+from agentic_bench.replay.tree import TreeRun
 from agentic_bench.trace.model import LlmStep, TokenBlocks
 from agentic_bench.transport.prepared import prepare_ahead
 from agentic_bench.units import NS_PER_MS
@@ -58,19 +60,21 @@ class BuiltPrompt:
 
 async def build_prompt(tree: TreeRun, key: str, si: int, step: LlmStep, layout: TokenBlocks,
                        ticket: SessionTicket, options: ReplayOptions, transport: object,
-                       *, ahead: bool) -> BuiltPrompt:
-    """Write conversation ``key``'s request of ``step`` (step ``si`` of its turn): its blocks
-    in slices (:meth:`TreeRun.warm`), then messages, body and encoded bytes."""
+                       desk: PromptDesk, due_ns: int, *, ahead: bool) -> BuiltPrompt:
+    """Write conversation ``key``'s request of ``step`` (step ``si`` of its turn), due at
+    ``due_ns``: at its turn of the ``desk``, its blocks in slices (:meth:`TreeRun.warm`),
+    then messages, body and encoded bytes."""
     index = tree.next_index(key)
-    spent = await tree.warm(step, WARM_SLICE_BLOCKS if ahead else 0)
-    began = perf_counter_ns()
-    reply = tree.last_reply.pop(key, None) if options.history == "live" else None
-    msgs, fields = tree.prompt_body(key, index, step, layout, reply)
-    body = request_body(ticket.session, step, msgs, options.model, options.overrides,
-                        tree.output_params(step))
-    if not tree.is_history(step):  # (history, sent only as the warm-up: encoded at its send)
-        body = prepare_ahead(transport, body, ticket.request_context)
-    ready = perf_counter_ns()
+    async with desk.turn(due_ns):
+        spent = await tree.warm(step, lambda: desk.pause(due_ns))
+        began = perf_counter_ns()
+        reply = tree.last_reply.pop(key, None) if options.history == "live" else None
+        msgs, fields = tree.prompt_body(key, index, step, layout, reply)
+        body = request_body(ticket.session, step, msgs, options.model, options.overrides,
+                            tree.output_params(step))
+        if not tree.is_history(step):  # (history, sent only as the warm-up: encoded at send)
+            body = prepare_ahead(transport, body, ticket.request_context)
+        ready = perf_counter_ns()
     return BuiltPrompt(si, index, body, fields, spent + ready - began, ready, ahead)
 
 

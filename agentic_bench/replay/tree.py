@@ -10,6 +10,7 @@ replayer sends, waits and writes records, and asks it what to do.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from time import perf_counter_ns
 from typing import Any
@@ -149,11 +150,11 @@ class TreeRun:
             fields["prefix_reset"] = True
         return conv.messages(marker), fields
 
-    async def warm(self, step: LlmStep, slice_blocks: int = WARM_SLICE_BLOCKS) -> int:
+    async def warm(self, step: LlmStep, between: Callable[[], Awaitable[None]],
+                   slice_blocks: int = WARM_SLICE_BLOCKS) -> int:
         """Write the text of ``step``'s prompt blocks not written yet, ``slice_blocks`` at a
-        time with a turn of the event loop between slices (so other lanes' sends and reads
-        wait at most one slice; 0: all at once, for a request already due — several due at
-        once are then written first come, first served); returns the ns spent writing."""
+        time, awaiting ``between`` after each slice (a turn of the event loop, so other
+        lanes' sends and reads wait at most one slice); returns the ns spent writing."""
         writer = self.writer
         if writer is None or step.prompt is None or step.usage is None:
             return 0
@@ -161,14 +162,12 @@ class TreeRun:
         covered = min(len(ids), (step.usage.input_tokens or 0) // writer.block_size)
         missing = writer.unwritten(ids[:covered])
         spent = 0
-        step_by = slice_blocks if slice_blocks > 0 else max(1, len(missing))
-        for i in range(0, len(missing), step_by):
+        for i in range(0, len(missing), slice_blocks):
             began = perf_counter_ns()
-            for h in missing[i:i + step_by]:
+            for h in missing[i:i + slice_blocks]:
                 writer.block(h)
             spent += perf_counter_ns() - began
-            if slice_blocks > 0:
-                await asyncio.sleep(0)
+            await between()
         return spent
 
     def output_params(self, step: LlmStep) -> dict[str, Any]:

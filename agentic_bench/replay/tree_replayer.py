@@ -27,6 +27,7 @@ from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.cursor import SessionTally, TurnCursor
 from agentic_bench.replay.history import branch_session, messages_before, with_salt
 from agentic_bench.replay.prompt_ahead import BuiltPrompt, build_prompt
+from agentic_bench.replay.prompt_desk import PromptDesk
 from agentic_bench.replay.session import SessionReplayer
 from agentic_bench.replay.step_records import (
     branch_record,
@@ -82,6 +83,7 @@ class TreeReplayer(SessionReplayer):
                  t0_ns: int, synthesis: Synthesis | None = None) -> None:
         super().__init__(transport, sink, options, t0_ns)
         self.synthesis = synthesis  # prompts given as blocks: the run's vocabulary
+        self.desk = PromptDesk()  # prompts are written one at a time, the earliest due first
 
     async def run(self, ticket: SessionTicket) -> SessionOutcome:
         session = ticket.session
@@ -193,7 +195,7 @@ class TreeReplayer(SessionReplayer):
         msgs: list[dict[str, Any]] = []
         if step.prompt is not None:  # written off the send path (replay/prompt_ahead.py)
             if built is None or built.step_index != si:
-                built = await self._build(cur, si, step, ahead=False)
+                built = await self._build(cur, si, step, cur.cursor_ns, ahead=False)
             index = built.index
         else:
             built = None
@@ -239,13 +241,15 @@ class TreeReplayer(SessionReplayer):
         if counted and result.ok and live_history:
             tree.last_reply[key] = result.content  # the next request sends it as the reply
 
-    async def _build(self, cur: TreeCursor, si: int, step: LlmStep, *, ahead: bool
-                     ) -> BuiltPrompt:
-        """Write the request of ``step`` (a prompt given as blocks): replay/prompt_ahead.py."""
+    async def _build(self, cur: TreeCursor, si: int, step: LlmStep, due_ns: int, *,
+                     ahead: bool) -> BuiltPrompt:
+        """Write the request of ``step`` (a prompt given as blocks), due at ``due_ns``:
+        replay/prompt_ahead.py."""
         layout = cur.view.token_blocks or cur.ticket.session.token_blocks
         assert layout is not None
         return await build_prompt(cur.tree, cur.key, si, step, layout, cur.ticket,
-                                  self.options, self.transport, ahead=ahead)
+                                  self.options, self.transport, self.desk, due_ns,
+                                  ahead=ahead)
 
     async def sleep_until(self, tree: TreeRun, deadline_ns: int) -> int:
         """A tree's one wait: until ``deadline_ns`` (through the lane's clock when the
@@ -279,7 +283,7 @@ class TreeReplayer(SessionReplayer):
         after = steps[si + 1] if si + 1 < len(steps) else None
         if isinstance(after, LlmStep) and after.prompt is not None \
                 and not tree.is_history(after):  # the next request, written meanwhile
-            cur.ahead = await self._build(cur, si + 1, after, ahead=True)
+            cur.ahead = await self._build(cur, si + 1, after, deadline, ahead=True)
         cur.due_ns = await self.sleep_until(tree, deadline)
         end = perf_counter_ns()
         cur.cursor_ns = end
