@@ -66,12 +66,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def timed_child(cmd: list[str], log: Path) -> dict[str, Any]:
-    """Run ``cmd``; its wall time, CPU seconds and peak RSS (rusage of the child)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def timed_child(cmd: list[str], log: Path, code: Path = ROOT) -> dict[str, Any]:
+    """Run ``cmd`` (``agentic_bench`` imported from ``code``); its wall time, CPU seconds and
+    peak RSS (rusage of the child)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
     began = time.perf_counter()
     with log.open("w") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=code)
         _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
@@ -83,7 +84,7 @@ def timed_child(cmd: list[str], log: Path) -> dict[str, Any]:
 def ours(records: Path) -> dict[str, Any]:
     llm = [r for line in records.read_text().splitlines() if line
            for r in [json.loads(line)] if r.get("kind") == "llm" and not r.get("warmup")]
-    ahead = [r for r in llm if r.get("prompt_ahead")]
+    ahead = [r for r in llm if r.get("request_index", 0) > 0]  # after a wait: written ahead
     return {
         "requests": len(llm), "errors": sum(r["status"] != "ok" for r in llm),
         "client_share_ms": stats([r["client_share_ms"] for r in llm if "client_share_ms" in r]),
@@ -91,10 +92,13 @@ def ours(records: Path) -> dict[str, Any]:
                                         if "client_share_ms" in r]),
         "send_late_ahead_ms": stats([r["send_late_ms"] for r in ahead if "send_late_ms" in r]),
         "server_ttft_ms": stats([r["server_ttft_ms"] for r in llm if "server_ttft_ms" in r]),
-        "send_late_ms": stats([r["send_late_ms"] for r in llm if "send_late_ms" in r]),
+        # (a checkout from before send_late_ms: its schedule lag)
+        "send_late_ms": stats([r.get("send_late_ms", r["schedule_lag_ms"]) for r in llm]),
         "ttft_ms": stats([r["ttft_ms"] for r in llm if "ttft_ms" in r]),
         "prompt_build_ms": stats([r["prompt_build_ms"] for r in llm if "prompt_build_ms" in r]),
-        "prompt_ahead": len(ahead), "prompt_late": sum(bool(r.get("prompt_late")) for r in llm),
+        "ttft_after_a_wait_ms": stats([r["ttft_ms"] for r in ahead if "ttft_ms" in r]),
+        "prompt_ahead": sum(bool(r.get("prompt_ahead")) for r in llm),
+        "prompt_late": sum(bool(r.get("prompt_late")) for r in llm),
     }
 
 
@@ -117,7 +121,8 @@ def floor(rows_path: Path) -> dict[str, Any]:
             "send_late_ms": stats(late), "ttft_ms": stats(ttft)}
 
 
-def point(lanes: int, rate: float, work: Path, with_floor: bool) -> dict[str, Any]:
+def point(lanes: int, rate: float, work: Path, with_floor: bool, code: Path
+          ) -> dict[str, Any]:
     gap = max(0.05, lanes / rate - 0.02)  # offered load ~ rate requests/s
     requests = REQUESTS
     traces = write_trees(work / f"trees-{lanes}.weka.jsonl", lanes, requests=requests,
@@ -139,7 +144,7 @@ def point(lanes: int, rate: float, work: Path, with_floor: bool) -> dict[str, An
             [py, "-m", "agentic_bench", "replay", str(traces), "--endpoint", url,
              "--tokenizer", "server", "--scenario", "concurrency", "--concurrency", str(lanes),
              "--out", str(run),
-             "--overwrite", "--quiet"], work / f"ours-{lanes}.log")
+             "--overwrite", "--quiet"], work / f"ours-{lanes}.log", code)
         out["ours"] = ours(run / "records.jsonl")
         if with_floor:
             rows = work / f"floor-{lanes}.jsonl"
@@ -206,19 +211,24 @@ def main() -> int:
                     help="offered load, requests/s: the recorded gap is lanes / rate, so a "
                     "point lasts about 8 x lanes / rate seconds")
     ap.add_argument("--no-floor", action="store_true", help="our harness only")
+    ap.add_argument("--ours-from", type=Path, default=ROOT,
+                    help="the checkout whose agentic-bench replays (another commit, for a "
+                    "before/after; the simulator and the floor stay this one's)")
     ap.add_argument("--record", type=Path, help="write RECORD.json and RECORD.md")
     args = ap.parse_args()
     points = []
     with tempfile.TemporaryDirectory(prefix="agentx-scale-") as tmp:
         tmp = os.environ.get("AGENTX_SCALE_WORK", tmp)
         for lanes in (int(x) for x in args.lanes.split(",")):
-            points.append(point(lanes, args.rate, Path(tmp), not args.no_floor))
+            points.append(point(lanes, args.rate, Path(tmp), not args.no_floor,
+                                args.ours_from.resolve()))
             print(json.dumps(points[-1]), flush=True)
     text = table(points)
     print(text)
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)
         meta = {"command": " ".join(["python", *sys.argv]), "cores": os.cpu_count(),
+                "ours_from": str(args.ours_from),
                 "when_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "points": points}
         args.record.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
         args.record.with_suffix(".md").write_text(
