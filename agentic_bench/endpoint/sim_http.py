@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from time import perf_counter_ns
 
 MAX_HEADER = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -21,6 +22,9 @@ class Request:
     headers: dict[str, str]
     body: bytes
     query: str = ""
+    # perf_counter_ns of the reads that brought the request's first and last bytes
+    t_first_byte_ns: int = 0
+    t_last_byte_ns: int = 0
 
 
 class HttpConnection(asyncio.Protocol):
@@ -36,6 +40,8 @@ class HttpConnection(asyncio.Protocol):
         self.buf = b""
         self.busy = False
         self.closed = False
+        self.t_first_ns = 0  # the read that began the request now in the buffer
+        self.t_last_ns = 0  # the latest read
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
@@ -49,6 +55,10 @@ class HttpConnection(asyncio.Protocol):
         self.closed = True
 
     def data_received(self, data: bytes) -> None:
+        t = perf_counter_ns()
+        if not self.buf:
+            self.t_first_ns = t
+        self.t_last_ns = t
         self.buf += data
         if not self.busy:
             self._next()
@@ -79,7 +89,9 @@ class HttpConnection(asyncio.Protocol):
         self.buf = self.buf[end + 4 + length :]
         self.busy = True
         route, _, query = path.partition("?")
-        self.handler(self, Request(method, route, headers, body, query))
+        request = Request(method, route, headers, body, query, self.t_first_ns, self.t_last_ns)
+        self.t_first_ns = self.t_last_ns  # a pipelined request behind it: its bytes are here
+        self.handler(self, request)
 
     def finish(self) -> None:
         self.busy = False

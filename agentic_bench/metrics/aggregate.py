@@ -94,6 +94,11 @@ def summary_of(tally: RunTally, run: RunInfo) -> dict[str, Any]:
         "accuracy": run.accuracy,
         "harness": {
             "schedule_lag_ms": tally.schedule_lag.describe(),
+            "prompt_build_ms": tally.prompt_build.describe(),
+            "prompt_ahead": tally.prompt_ahead,
+            "prompt_late": tally.prompt_late,
+            "send_late_ms": tally.send_late.describe(),
+            "client_share_ms": tally.client_share.describe(),
             "token_source": dict(tally.token_source),
             "truncated_record_lines": run.truncated_record_lines,
         },

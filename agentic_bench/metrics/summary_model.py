@@ -138,7 +138,17 @@ class ToolCalls(Block):
 
 
 class Harness(Block):
+    """The client's own timing: schedule lag; for prompts given as blocks their writing time,
+    how many were written ahead of their send and how many were ready late, each send's
+    lateness against its due instant; the client's share of TTFT against a timestamping
+    server (replay/prompt_ahead.py, records/client_share.py)."""
+
     schedule_lag_ms: Stats = Field(default_factory=Stats)
+    prompt_build_ms: Stats = Field(default_factory=Stats)
+    prompt_ahead: int = 0
+    prompt_late: int = 0
+    send_late_ms: Stats = Field(default_factory=Stats)
+    client_share_ms: Stats = Field(default_factory=Stats)
     token_source: dict[str, int] = Field(default_factory=dict)
     truncated_record_lines: int = 0
 

@@ -79,6 +79,11 @@ class RunTally:
                                  if d.source == src] for src in ("step", "turn", "session")}
         self.stages: dict[str, Distribution] = {}
         self.schedule_lag = Distribution()
+        self.prompt_build = Distribution()  # prompts given as blocks (replay/prompt_ahead.py)
+        self.prompt_ahead = 0
+        self.prompt_late = 0
+        self.send_late = Distribution()
+        self.client_share = Distribution()  # against a timestamping server
         self.counts: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.warmup: Counter[str] = Counter()
@@ -145,6 +150,14 @@ class RunTally:
         self.counts["requests"] += 1
         if "schedule_lag_ms" in r:
             self.schedule_lag.add(r["schedule_lag_ms"])
+        if "prompt_build_ms" in r:
+            self.prompt_build.add(r["prompt_build_ms"])
+            self.prompt_ahead += bool(r.get("prompt_ahead"))
+            self.prompt_late += bool(r.get("prompt_late"))
+        if "send_late_ms" in r:
+            self.send_late.add(r["send_late_ms"])
+        if "client_share_ms" in r:
+            self.client_share.add(r["client_share_ms"])
         if ok:
             self.counts["requests_ok"] += 1
             self.output_tokens += r.get("output_tokens") or 0

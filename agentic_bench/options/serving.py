@@ -113,6 +113,11 @@ class SimOptions(EndpointOptions):
         None, metavar="FILE",
         help="append every chat request (arrival time, routing headers, body) to FILE as JSON "
         "Lines")
+    timestamps: bool = option(
+        False, help="add server_timing_ns to each streamed reply's usage event: when the "
+        "request's first and last bytes were read and the head and first token written "
+        "(perf_counter_ns), so the client's share of TTFT is told from the server's "
+        "(docs/performance.md)")
     api_key_env: str | None = option(None, metavar="VAR",
                                      help="require 'Bearer $VAR' (to test key handling)")
     fail_rate: float = option(0.0, metavar="P", group=FAULTS, example=0.25,

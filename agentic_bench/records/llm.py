@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentic_bench.records.client_share import client_share_fields
 from agentic_bench.transport.result import ChatResult
 from agentic_bench.units import NS_PER_MS
 
@@ -94,6 +95,10 @@ def llm_record(result: ChatResult, t0_ns: int, scheduled_ns: int, *,
         value = derive(stamps)
         if value is not None:
             rec[field] = value
+    if result.server_timing_ns is not None:  # a timestamping server (records/client_share.py)
+        rec["server_timing_ns"] = {k: v - t0_ns for k, v in result.server_timing_ns.items()}
+        rec.update(client_share_fields(scheduled_ns, result.t_sent_ns, result.t_first_token_ns,
+                                       result.server_timing_ns))
     if result.http_status is not None:
         rec["http_status"] = result.http_status
     if result.restart_wait_ms is not None:  # not latency: the request was sent after the wait

@@ -245,15 +245,17 @@ class SessionReplayer:
         self, cur: TurnCursor, si: int, step: LlmStep, messages: list[dict[str, Any]],
         expected: list[ToolCall] | None, *, fields: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None, clock: ReplayClock | None = None,
-        counted: bool = True,
+        counted: bool = True, body: dict[str, Any] | None = None,
     ) -> tuple[ChatResult, dict[str, Any]]:
         """One LLM step's request, scheduled at the cursor, and its record (not yet written:
         :meth:`commit`). ``fields``: added to the record; ``params``: derived request
         parameters; ``clock``: told when the request starts and ends; ``counted`` False: a
-        warm-up request, never a request or an error of the session."""
+        warm-up request, never a request or an error of the session; ``body``: the request
+        body already written (then ``messages`` and ``params`` are not read)."""
         ticket = cur.ticket
-        body = request_body(ticket.session, step, messages, self.options.model,
-                            self.options.overrides, params)
+        if body is None:
+            body = request_body(ticket.session, step, messages, self.options.model,
+                                self.options.overrides, params)
         if counted:
             cur.tally.requests += 1
             cur.llm += 1

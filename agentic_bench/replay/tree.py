@@ -10,7 +10,9 @@ replayer sends, waits and writes records, and asks it what to do.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.contracts import LaneStart
@@ -20,6 +22,8 @@ from agentic_bench.synthesis.conversation import SyntheticConversation
 from agentic_bench.trace.conversations import ROOT, prefix_hits
 from agentic_bench.trace.model import LlmStep, Session, TokenBlocks
 from agentic_bench.trace.trajectory import TrajectoryPlan, plan
+
+WARM_SLICE_BLOCKS = 16  # blocks written between two turns of the event loop (~0.4 ms)
 
 
 class TreeStopped(Exception):
@@ -145,6 +149,26 @@ class TreeRun:
         if conv.prefix_reset:
             fields["prefix_reset"] = True
         return conv.messages(marker), fields
+
+    async def warm(self, step: LlmStep, between: Callable[[], Awaitable[None]],
+                   slice_blocks: int = WARM_SLICE_BLOCKS) -> int:
+        """Write the text of ``step``'s prompt blocks not written yet, ``slice_blocks`` at a
+        time, awaiting ``between`` after each slice (a turn of the event loop, so other
+        lanes' sends and reads wait at most one slice); returns the ns spent writing."""
+        writer = self.writer
+        if writer is None or step.prompt is None or step.usage is None:
+            return 0
+        ids = step.prompt.hash_ids
+        covered = min(len(ids), (step.usage.input_tokens or 0) // writer.block_size)
+        missing = writer.unwritten(ids[:covered])
+        spent = 0
+        for i in range(0, len(missing), slice_blocks):
+            began = perf_counter_ns()
+            for h in missing[i:i + slice_blocks]:
+                writer.block(h)
+            spent += perf_counter_ns() - began
+            await between()
+        return spent
 
     def output_params(self, step: LlmStep) -> dict[str, Any]:
         """``max_tokens`` = the recorded reply (0 → 1, as AIPerf's loader), with ``ignore_eos``

@@ -26,6 +26,8 @@ from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.cursor import SessionTally, TurnCursor
 from agentic_bench.replay.history import branch_session, messages_before, with_salt
+from agentic_bench.replay.prompt_ahead import BuiltPrompt, build_prompt
+from agentic_bench.replay.prompt_desk import PromptDesk
 from agentic_bench.replay.session import SessionReplayer
 from agentic_bench.replay.step_records import (
     branch_record,
@@ -63,6 +65,8 @@ class TreeCursor(TurnCursor):
     history: int = 0
     live: int = 0
     live_start_ns: int | None = None
+    ahead: BuiltPrompt | None = None  # the next request, written during the wait before it
+    due_ns: int | None = None  # when the next request is due (the wait's deadline)
 
     @property
     def key(self) -> str:
@@ -79,6 +83,7 @@ class TreeReplayer(SessionReplayer):
                  t0_ns: int, synthesis: Synthesis | None = None) -> None:
         super().__init__(transport, sink, options, t0_ns)
         self.synthesis = synthesis  # prompts given as blocks: the run's vocabulary
+        self.desk = PromptDesk()  # prompts are written one at a time, the earliest due first
 
     async def run(self, ticket: SessionTicket) -> SessionOutcome:
         session = ticket.session
@@ -183,24 +188,26 @@ class TreeReplayer(SessionReplayer):
         out, replies held to their recorded length; a context overflow ends the
         conversation."""
         tree, key = cur.tree, cur.key
-        index = tree.next_index(key)
         fields: dict[str, Any] = {}
-        params: dict[str, Any] = {}
         live_history = self.options.history == "live"
-        if step.prompt is not None:
-            layout = cur.view.token_blocks or cur.ticket.session.token_blocks
-            assert layout is not None
-            reply = tree.last_reply.pop(key, None) if live_history else None
-            msgs, fields = tree.prompt_body(key, index, step, layout, reply)
-            params = tree.output_params(step)
+        built, cur.ahead = cur.ahead, None
+        due, cur.due_ns = cur.due_ns, None
+        msgs: list[dict[str, Any]] = []
+        if step.prompt is not None:  # written off the send path (replay/prompt_ahead.py)
+            if built is None or built.step_index != si:
+                built = await self._build(cur, si, step, cur.cursor_ns, ahead=False)
+            index = built.index
         else:
+            built = None
+            index = tree.next_index(key)
             msgs = with_salt(messages_before(cur.view, cur.view_turn, si), cur.salt)
         counted = not tree.is_history(step)
+        deadline: int | None = None
         if not counted:
             cur.history += 1
             if not (tree.warmup and tree.is_warmup_request(key, index)):
                 return
-            fields = {**fields, "warmup": True}
+            fields = {"warmup": True}
             expected = None
         else:
             if tree.warmup:
@@ -214,10 +221,17 @@ class TreeReplayer(SessionReplayer):
                 cur.live_start_ns = cur.cursor_ns
             cur.live += 1
             expected = None if step.prompt is not None else step.output.tool_calls
+        if deadline is not None or due is None:
+            due = cur.cursor_ns  # (no wait before it, or the first measured request's offset)
+        if built is not None:
+            fields = {**built.record_fields(due), **fields}
         lane = tree.lane
         result, rec = await self.request(
-            cur, si, step, msgs, expected, fields=fields, params=params,
-            clock=lane.clock if lane is not None else None, counted=counted)
+            cur, si, step, msgs, expected, fields=fields,
+            clock=lane.clock if lane is not None else None, counted=counted,
+            body=None if built is None else built.body)
+        if counted:
+            rec["send_late_ms"] = (result.t_sent_ns - due) / 1e6
         overflow = is_context_overflow(result)
         if overflow:
             rec["context_overflow"] = True
@@ -226,6 +240,16 @@ class TreeReplayer(SessionReplayer):
             raise ConversationEnded
         if counted and result.ok and live_history:
             tree.last_reply[key] = result.content  # the next request sends it as the reply
+
+    async def _build(self, cur: TreeCursor, si: int, step: LlmStep, due_ns: int, *,
+                     ahead: bool) -> BuiltPrompt:
+        """Write the request of ``step`` (a prompt given as blocks), due at ``due_ns``:
+        replay/prompt_ahead.py."""
+        layout = cur.view.token_blocks or cur.ticket.session.token_blocks
+        assert layout is not None
+        return await build_prompt(cur.tree, cur.key, si, step, layout, cur.ticket,
+                                  self.options, self.transport, self.desk, due_ns,
+                                  ahead=ahead)
 
     async def sleep_until(self, tree: TreeRun, deadline_ns: int) -> int:
         """A tree's one wait: until ``deadline_ns`` (through the lane's clock when the
@@ -254,7 +278,13 @@ class TreeReplayer(SessionReplayer):
         if tree.warmup or (tree.plan is not None and cur.key not in tree.live):
             return  # history: the first measured request keeps its own offset
         start = perf_counter_ns()
-        await self.sleep_until(tree, start + self.think_ns(step.duration_ms / 1000.0))
+        deadline = start + self.think_ns(step.duration_ms / 1000.0)
+        steps = cur.view.turns[cur.view_turn].steps
+        after = steps[si + 1] if si + 1 < len(steps) else None
+        if isinstance(after, LlmStep) and after.prompt is not None \
+                and not tree.is_history(after):  # the next request, written meanwhile
+            cur.ahead = await self._build(cur, si + 1, after, deadline, ahead=True)
+        cur.due_ns = await self.sleep_until(tree, deadline)
         end = perf_counter_ns()
         cur.cursor_ns = end
         self.sink(simulated_step_record(step_ids(cur.ticket, cur.turn, si, cur.branch), "wait",

@@ -20,6 +20,23 @@ from agentic_bench.reporting.trees_text import lanes_line, tree_lines
 from agentic_bench.trace.fidelity_compare import fidelity_line
 
 
+def _prompt_lines(harness: Any) -> list[str]:
+    """Prompts given as blocks: written ahead, late, their cost; the client's TTFT share."""
+    lines: list[str] = []
+    build = harness.prompt_build_ms
+    if build.count:
+        send = harness.send_late_ms
+        lines.append(f"Prompts written: {build.count} ({harness.prompt_ahead} ahead of their "
+                     f"send), {harness.prompt_late} late; writing (ms) p50 {_fmt(build.p50)}  "
+                     f"p99 {_fmt(build.p99)}; send lateness (ms) p50 {_fmt(send.p50)}  "
+                     f"p99 {_fmt(send.p99)}")
+    share = harness.client_share_ms
+    if share.count:
+        lines.append(f"Client share of TTFT (ms): p50 {_fmt(share.p50)}  p99 {_fmt(share.p99)}"
+                     "  (against the server's timestamps)")
+    return lines
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -372,6 +389,7 @@ def render_text(summary: Summary | dict[str, Any]) -> str:
     lag = summary.harness.schedule_lag_ms
     lines += ["", f"Schedule lag (ms): p50 {_fmt(lag.p50)}  p99 {_fmt(lag.p99)}  "
               f"max {_fmt(lag.max)}"]
+    lines += _prompt_lines(summary.harness)
     host = describe_host_cpu(summary.host_cpu)
     lines += [host] if host else []
     lines += ["", "Constraints:"]

@@ -20,6 +20,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from agentic_bench.transport.http1 import Piece
+from agentic_bench.transport.prepared import PreparedBody
 from agentic_bench.transport.request import NO_CONTEXT, RequestContext
 from agentic_bench.transport.result import ChatResult, http_error_type
 from agentic_bench.transport.sse import assemble_stream
@@ -101,8 +102,11 @@ class ChatClient(ABC):
     async def chat(self, body: dict[str, Any], timeout_s: float | None = None, *,
                    context: RequestContext = NO_CONTEXT) -> ChatResult:
         """Send ``body`` streamed with ``context`` and time it; errors are results (the error
-        types of docs/transport.md), never raised — except cancellation."""
-        payload = self.prepare(body, context)
+        types of docs/transport.md), never raised — except cancellation. A
+        :class:`~.prepared.PreparedBody` this client encoded for ``context`` is sent as its
+        ready bytes (no encoding on the send path)."""
+        ready = body.bytes_for(self, context) if isinstance(body, PreparedBody) else None
+        payload = self.prepare(body, context) if ready is None else ready
         timeout = timeout_s or self._timeout_s
         result = ChatResult()
         try:

@@ -19,6 +19,10 @@ from collections.abc import Callable
 from time import perf_counter_ns
 
 MAX_HEAD = 64 * 1024
+# the socket's send buffer: a whole ~400 kB agent prompt goes to the kernel in the one write
+# (the rest would wait in the event loop's buffer for its next turns); the kernel caps it at
+# net.core.wmem_max
+SEND_BUFFER_BYTES = 4 * 1024 * 1024
 
 Piece = tuple[int, bytes]
 
@@ -77,6 +81,8 @@ class Http1Connection(asyncio.Protocol):
 
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < SEND_BUFFER_BYTES:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
             except OSError:
                 pass
 

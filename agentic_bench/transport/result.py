@@ -63,6 +63,9 @@ class ChatResult:
     cached_tokens: int | None = None  # prompt tokens the server served from its prefix cache
     chunks: int = 0
     model: str | None = None
+    # a timestamping server's own perf_counter_ns readings (``agentic-bench sim --timestamps``:
+    # body_first, body_last, head, first_token), as it sent them; None: it sent none
+    server_timing_ns: dict[str, int] | None = None
 
     @property
     def ok(self) -> bool:

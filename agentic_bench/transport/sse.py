@@ -243,6 +243,9 @@ def assemble_stream(result: ChatResult, chunks: list[tuple[int, bytes]],
             cached = cached_prompt_tokens(usage, timings)
             if cached is not None:
                 result.cached_tokens = cached
+            stamps = event.get("server_timing_ns")
+            if isinstance(stamps, dict):
+                result.server_timing_ns = {k: v for k, v in stamps.items() if isinstance(v, int)}
         for choice in choices or ():
             delta = choice.get("delta") or {}
             carried = False

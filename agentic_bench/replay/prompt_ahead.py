@@ -1,0 +1,81 @@
+"""A tree's prompts written off the send path.
+
+A prompt given as blocks costs the client real time to write (its new blocks' words; a
+17k-101k-token agent prompt's blocks took ~10 ms per request before this module,
+docs/performance.md). So when a conversation's next step after a ``wait`` is such a request,
+:class:`~agentic_bench.replay.tree_replayer.TreeReplayer` writes it during the wait — the new
+blocks a slice at a time with the event loop served between slices (other lanes' sends and
+reads wait at most one slice), then the messages, the body, and the body's bytes encoded by the
+client (:func:`~agentic_bench.transport.prepared.prepare_ahead`) — and sends the ready bytes
+when it is due. A request with no wait before it (a tree's first, one after a join) is written
+when it is due, the same way. Writers take turns at the replayer's
+:class:`~agentic_bench.replay.prompt_desk.PromptDesk`, the earliest due first.
+
+Each such request's record says what it cost and whether it was ready in time:
+``prompt_build_ms`` (the writing and encoding itself, not the turns given to other lanes),
+``prompt_ahead`` (written during the wait before it), ``prompt_late`` (true when it was
+ready after the instant it was due: counted in the summary's ``harness.prompt_late``, never
+hidden) and ``send_late_ms`` (its send − the instant it was due, the wait's deadline: unlike
+``schedule_lag_ms``, which counts from the wait's actual end, it includes a late wake-up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from time import perf_counter_ns
+from typing import Any
+
+from agentic_bench.contracts import SessionTicket
+from agentic_bench.options.replay import ReplayOptions
+from agentic_bench.replay.history import request_body
+from agentic_bench.replay.prompt_desk import PromptDesk
+from agentic_bench.replay.tree import TreeRun
+from agentic_bench.trace.model import LlmStep, TokenBlocks
+from agentic_bench.transport.prepared import prepare_ahead
+from agentic_bench.units import NS_PER_MS
+
+
+@dataclass(slots=True)
+class BuiltPrompt:
+    """A request written before its send: its step, its conversation index, its body (a
+    :class:`~agentic_bench.transport.prepared.PreparedBody` when the transport encodes
+    ahead), its record fields, its writing time (ns) and when it was ready."""
+
+    step_index: int
+    index: int
+    body: dict[str, Any]
+    fields: dict[str, Any]
+    build_ns: int
+    ready_ns: int
+    ahead: bool
+
+    def record_fields(self, due_ns: int) -> dict[str, Any]:
+        """What the request's record carries of it, for a request due at ``due_ns``."""
+        out = {**self.fields, "prompt_build_ms": self.build_ns / NS_PER_MS,
+               "prompt_ahead": self.ahead}
+        if self.ready_ns > due_ns:
+            out["prompt_late"] = True
+        return out
+
+
+async def build_prompt(tree: TreeRun, key: str, si: int, step: LlmStep, layout: TokenBlocks,
+                       ticket: SessionTicket, options: ReplayOptions, transport: object,
+                       desk: PromptDesk, due_ns: int, *, ahead: bool) -> BuiltPrompt:
+    """Write conversation ``key``'s request of ``step`` (step ``si`` of its turn), due at
+    ``due_ns``: at its turn of the ``desk``, its blocks in slices (:meth:`TreeRun.warm`),
+    then messages, body and encoded bytes."""
+    index = tree.next_index(key)
+    async with desk.turn(due_ns):
+        spent = await tree.warm(step, lambda: desk.pause(due_ns))
+        began = perf_counter_ns()
+        reply = tree.last_reply.pop(key, None) if options.history == "live" else None
+        msgs, fields = tree.prompt_body(key, index, step, layout, reply)
+        body = request_body(ticket.session, step, msgs, options.model, options.overrides,
+                            tree.output_params(step))
+        if not tree.is_history(step):  # (history, sent only as the warm-up: encoded at send)
+            body = prepare_ahead(transport, body, ticket.request_context)
+        ready = perf_counter_ns()
+    return BuiltPrompt(si, index, body, fields, spent + ready - began, ready, ahead)
+
+
+__all__ = ["BuiltPrompt", "build_prompt"]
