@@ -48,7 +48,9 @@ class LaneStart:
     recorded timeline (0: its first request; earlier requests are history), as the warm-up
     (only each live conversation's last ``warmup_requests`` requests before ``start_s``) or
     measured; with its cache-bust ``marker``; ``stop``: the measured phase is over — with
-    ``cut`` nothing more is sent, else the tree runs to its end."""
+    ``cut`` nothing more is sent, else the tree runs to its end. ``ahead``: only write the
+    tree's first request, before it is due, and keep it in ``written`` (the replayer's own
+    object: load/ only carries it to the lane's measured ticket); nothing is sent."""
 
     lane: int
     start_s: float = 0.0
@@ -60,6 +62,8 @@ class LaneStart:
     stop: asyncio.Event | None = None
     cut: bool = False
     clock: ReplayClock | None = None
+    ahead: bool = False
+    written: object | None = None
 
 
 @dataclass

@@ -18,6 +18,14 @@ per-tree idle cap, ``--trace-idle-gap-cap``). A tree that cannot be read, or who
 raises, is an ``internal`` error session record (counted, and the run cannot read VALID) and
 its lane draws the next tree: a failure never stops a lane or shrinks the plan silently.
 
+Before the measured phase's clock starts, each lane's first tree's first request is written
+(the executor's ``ahead`` ticket, one request kept per lane; replay/prompt_ahead.py), as the
+floor client builds its bodies before its clock (``write_ahead``, set where the executor is
+the trace replayer's): the trees and bodies are those of a run without it, the request is
+recorded ``prompt_ahead``. A tree a lane
+draws later still has its first request written when it is due (``prompt_late`` when it was
+not ready in time): which lane draws which later tree is known only when a tree ends.
+
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
 :mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
 ``l mod N == k`` and the trees ``t`` with ``t mod N == k``, drawn in the one-process order (a
@@ -79,7 +87,8 @@ class LaneRunner:
                  sink: RecordSink | None = None, skip: set[int] | None = None,
                  t0_ns: int = 0, *, share: tuple[int, int] = (0, 1),
                  run_id: str | None = None, t_start_ns: int | None = None,
-                 gate: Callable[[], Awaitable[None]] | None = None) -> None:
+                 gate: Callable[[], Awaitable[None]] | None = None,
+                 write_ahead: bool = False) -> None:
         self.spec = spec
         self.share, self.shares = share
         self.owned = [lane for lane in range(spec.lanes) if lane % self.shares == self.share]
@@ -101,6 +110,10 @@ class LaneRunner:
         self._ordinal = 0  # trees drawn over every share, in the one-process order
         self._misses = 0  # indices passed over since this share's last tree
         self._running: set[asyncio.Future[Any]] = set()  # the warm-up, then the lanes
+        # each lane's first tree's first request written before the clock (an executor that
+        # knows LaneStart.ahead: the trace replayer's)
+        self.write_ahead = write_ahead
+        self._written: dict[int, object] = {}  # lane → that request (one at most per lane)
 
     @property
     def streams(self) -> int:
@@ -140,7 +153,7 @@ class LaneRunner:
             return index
 
     def _lane_start(self, lane: int, index: int, session: Session, start_s: float,
-                    warmup: bool) -> LaneStart:
+                    warmup: bool, *, ahead: bool = False) -> LaneStart:
         tree = index % self.source.size
         recycle = self.stats.passes[tree] - 1  # the warm-up and measured run share it
         marker = (cache_bust_marker(self.run_id, recycle, lane, session.session_id)
@@ -149,7 +162,9 @@ class LaneRunner:
         return LaneStart(lane=lane, start_s=start_s, shift_s=shift, warmup=warmup,
                          warmup_requests=self.spec.warmup_requests, recycle_pass=recycle,
                          marker=marker, stop=self.measured_over, cut=self.spec.cut,
-                         clock=None if warmup else self.clock.tree())
+                         clock=None if warmup or ahead else self.clock.tree(),
+                         ahead=ahead, written=self._written.pop(lane, None) if not (
+                             warmup or ahead) else None)
 
     async def _load(self, index: int) -> Session:
         """A tree from the source, read off the event loop (a long tree is megabytes)."""
@@ -231,6 +246,26 @@ class LaneRunner:
         self.stats.warmup_s = (perf_counter_ns() - began) / 1e9
         self.stats.warmup_requests = sum(r.requests for r in results)
 
+    async def _write_firsts(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
+        """Each lane's first tree's first request written before the measured phase's clock
+        starts (as the floor client builds its bodies before its clock), lane by lane: the
+        executor's ``ahead`` ticket (replay/prompt_ahead.py ``write_first``) keeps it on its
+        :class:`LaneStart`, and the lane's measured ticket carries it (one per lane). A write
+        that fails is left to the measured run, which writes the request again and records
+        what fails there."""
+        for lane, first in firsts.items():
+            if first is None or first[2] > 0 or self.stop_event.is_set():
+                continue
+            index, session, start_s = first
+            start = self._lane_start(lane, index, session, start_s, False, ahead=True)
+            try:
+                await self.execute(SessionTicket(index, session, perf_counter_ns(),
+                                                 worker=lane, lane=start))
+            except Exception:  # recorded by the measured run (the docstring)
+                continue
+            if start.written is not None:
+                self._written[lane] = start.written
+
     async def run(self) -> LaneStats:
         spec = self.spec
         lo, hi = spec.trajectory
@@ -262,6 +297,11 @@ class LaneRunner:
                 return self.stats
             stopper.cancel()
             warm.result()
+            if self.write_ahead:
+                await self._write_firsts(firsts)
+                if self.stop_event.is_set():
+                    self.stats.stop_reason = "interrupted"
+                    return self.stats
             if self.gate is not None:  # every worker's warm-up done
                 await self.gate()
             self.stats.t_start_ns = perf_counter_ns()

@@ -94,7 +94,7 @@ async def run_shard(spec: ShardSpec, stop: Any = None, gate: Any = None) -> dict
     if isinstance(spec.load, LaneSpec):
         runner = LaneRunner(spec.load, workload.source, execute, sink, spec.skip, t0_ns=t_start,
                             share=(spec.shard, spec.shards), run_id=spec.run_id,
-                            t_start_ns=t_start, gate=lane_gate(gate, stop))
+                            t_start_ns=t_start, gate=lane_gate(gate, stop), write_ahead=True)
     else:
         runner = LoadRunner(spec.load, workload.source, execute, skip=spec.skip,
                             shard=(spec.shard, spec.shards), t_start_ns=t_start)

@@ -48,7 +48,9 @@ def make_scheduler(load: LoadShape, source: SessionSource, execute: Execute | No
     scenario (without ``execute``: one that only answers its cap and plan)."""
     run = execute or _noop
     if isinstance(load, LaneSpec):
-        return LaneRunner(load, source, run, sink, skip, t0_ns=t0_ns)
+        # (with an executor: the trace replayer's, which writes a first request ahead)
+        return LaneRunner(load, source, run, sink, skip, t0_ns=t0_ns,
+                          write_ahead=execute is not None)
     return LoadRunner(load, source, run, skip=skip)
 
 

@@ -1,0 +1,83 @@
+"""#46 item 2: each lane's first tree's first request is written before the measured phase's
+clock starts (load/lanes.py ``write_ahead``, replay/prompt_ahead.py ``write_first``). The trees
+each lane gets and every request body are those of a run without it; a first request written
+ahead is recorded ``prompt_ahead`` and not late; a tree drawn later is written when due."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agentic_bench.contracts import SessionSource
+from agentic_bench.load.lanes import LaneRunner
+from agentic_bench.options.load import LaneSpec
+from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
+from agentic_bench.replay.trace_replayer import TraceReplayer
+from agentic_bench.replay.tree import Synthesis
+from agentic_bench.synthesis.vocabulary import word_list
+from agentic_bench.trace.model import Session
+from agentic_bench.trace.weka.convert import weka_session
+from agentic_bench.trace.weka.model import WekaTrace
+from tests.unit.replay.test_prompt_ahead import CapturingClient
+
+
+def tree(name: str, requests: int, gap_s: float, base: int) -> Session:
+    rows, t = [], 0.0
+    for k in range(requests):
+        size = base + 640 * k
+        rows.append({"t": round(t, 6), "type": "s", "model": "m", "in": size, "out": 8,
+                     "hash_ids": list(range(base, base + size // 64)), "api_time": 0.001})
+        t += 0.001 + gap_s
+    trace = {"id": name, "models": ["m"], "block_size": 64, "hash_id_scope": "local",
+             "tool_tokens": 100, "system_tokens": 100, "requests": rows}
+    return weka_session(WekaTrace.model_validate(trace))
+
+
+# lane 0's first tree is short, lane 1's long: lane 0 draws the third tree, whatever the hook
+TREES = [tree("short", 1, 0.0, 1000), tree("long", 4, 0.03, 2000), tree("next", 3, 0.01, 3000)]
+
+
+def run_lanes(write_ahead: bool) -> tuple[list[dict[str, Any]], list[bytes]]:
+    records: list[dict[str, Any]] = []
+    client = CapturingClient()
+    synthesis = Synthesis(SynthesisOptions(), words=word_list())
+    options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+    replayer = TraceReplayer(client, records.append, options, 0, synthesis)
+    runner = LaneRunner(LaneSpec(lanes=2), SessionSource(len(TREES), TREES.__getitem__),
+                        replayer.run, records.append, run_id="fixed", write_ahead=write_ahead)
+    asyncio.run(runner.run())
+    return records, [payload for payload, _ in client.sent]
+
+
+def requests(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r.get("kind") == "llm"]
+
+
+def test_the_hook_changes_neither_the_trees_each_lane_gets_nor_the_bodies() -> None:
+    on, sent_on = run_lanes(True)
+    off, sent_off = run_lanes(False)
+
+    def lanes(records: list[dict[str, Any]]) -> list[tuple[int, int]]:
+        return sorted((r["lane"], r["session_index"]) for r in records
+                      if r.get("type") == "session")
+
+    assert lanes(on) == lanes(off) == [(0, 0), (0, 2), (1, 1)]
+    assert sorted(sent_on) == sorted(sent_off) and len(sent_on) == 8
+    assert all(r["status"] == "ok" for r in requests(on))
+
+
+def test_a_lanes_first_request_is_written_ahead_and_a_later_trees_when_due() -> None:
+    records, _ = run_lanes(True)
+    firsts = {r["session_id"]: r for r in requests(records) if r["request_index"] == 0}
+    assert len(firsts) == 3
+    for sid, rec in firsts.items():
+        drawn_first = not sid.endswith("#2")  # trees 0 and 1 are the lanes' first trees
+        assert rec["prompt_ahead"] is drawn_first
+        if drawn_first:
+            assert "prompt_late" not in rec and rec["prompt_build_ms"] > 0
+
+
+def test_without_the_hook_every_first_request_is_written_when_due() -> None:
+    records, _ = run_lanes(False)
+    assert [r["prompt_ahead"] for r in requests(records) if r["request_index"] == 0] \
+        == [False] * 3
