@@ -57,6 +57,7 @@ from agentic_bench.trace.model import (
 )
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.context_overflow import is_context_overflow
+from agentic_bench.transport.prepared import PreparedBody
 from agentic_bench.transport.session_headers import render
 
 
@@ -110,6 +111,9 @@ class TreeReplayer(SessionReplayer):
                 lane.written = None  # taken: the tree goes on from its written state
                 tree, first = written.tree, written.built
                 tree.lane, tree.anchor_ns = lane, ticket.scheduled_ns
+                body = first.body
+                if isinstance(body, PreparedBody) and body.context == ticket.request_context:
+                    body.context = ticket.request_context  # (the ahead ticket's equal copy)
             else:
                 tree = TreeRun.start(session, lane, self.synthesis, ticket.scheduled_ns)
             if tree.warmup:

@@ -30,10 +30,8 @@ class PreparedBody(dict[str, Any]):
         self.context = context
 
     def bytes_for(self, client: object, context: RequestContext) -> bytes | None:
-        """The ready bytes when ``client`` encoded them for ``context`` (that context or an
-        equal one: a tree's first request written ahead is encoded for its own ticket's copy
-        of the context); else None."""
-        if self.owner is client and (self.context is context or self.context == context):
+        """The ready bytes when ``client`` encoded them for ``context``; else None."""
+        if self.owner is client and self.context is context:
             return self.payload
         return None
 

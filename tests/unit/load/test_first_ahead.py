@@ -6,9 +6,10 @@ ahead is recorded ``prompt_ahead`` and not late; a tree drawn later is written w
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
-from agentic_bench.contracts import SessionSource
+from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
@@ -18,6 +19,7 @@ from agentic_bench.synthesis.vocabulary import word_list
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.weka.convert import weka_session
 from agentic_bench.trace.weka.model import WekaTrace
+from agentic_bench.transport.request import RequestContext
 from tests.unit.replay.test_prompt_ahead import CapturingClient
 
 
@@ -37,14 +39,21 @@ def tree(name: str, requests: int, gap_s: float, base: int) -> Session:
 TREES = [tree("short", 1, 0.0, 1000), tree("long", 4, 0.03, 2000), tree("next", 3, 0.01, 3000)]
 
 
-def run_lanes(write_ahead: bool) -> tuple[list[dict[str, Any]], list[bytes]]:
+def run_lanes(write_ahead: bool, client: CapturingClient | None = None
+              ) -> tuple[list[dict[str, Any]], list[bytes]]:
     records: list[dict[str, Any]] = []
-    client = CapturingClient()
+    client = client or CapturingClient()
     synthesis = Synthesis(SynthesisOptions(), words=word_list())
     options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
     replayer = TraceReplayer(client, records.append, options, 0, synthesis)
+
+    async def execute(ticket: SessionTicket) -> SessionOutcome:
+        # as session_executor with --session-header: each call renders an equal new context
+        context = RequestContext(headers=(("X-Session-ID", ticket.session_id),))
+        return await replayer.run(replace(ticket, request_context=context))
+
     runner = LaneRunner(LaneSpec(lanes=2), SessionSource(len(TREES), TREES.__getitem__),
-                        replayer.run, records.append, run_id="fixed", write_ahead=write_ahead)
+                        execute, records.append, run_id="fixed", write_ahead=write_ahead)
     asyncio.run(runner.run())
     return records, [payload for payload, _ in client.sent]
 
@@ -81,3 +90,9 @@ def test_without_the_hook_every_first_request_is_written_when_due() -> None:
     records, _ = run_lanes(False)
     assert [r["prompt_ahead"] for r in requests(records) if r["request_index"] == 0] \
         == [False] * 3
+
+
+def test_a_first_request_written_ahead_goes_as_its_ready_bytes() -> None:
+    client = CapturingClient()
+    run_lanes(True, client)
+    assert len(client.sent) == 8 and all(pre for _, pre in client.sent)
