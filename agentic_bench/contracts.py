@@ -50,7 +50,9 @@ class LaneStart:
     measured; with its cache-bust ``marker``; ``stop``: the measured phase is over — with
     ``cut`` nothing more is sent, else the tree runs to its end. ``ahead``: only write the
     tree's first request, before it is due, and keep it in ``written`` (the replayer's own
-    object: load/ only carries it to the lane's measured ticket); nothing is sent."""
+    object: load/ only carries it to the lane's measured ticket); nothing is sent; with
+    ``ahead_blocks`` only its blocks (a tree drawn ahead: the lane that sends it is not known
+    yet, load/next_trees.py)."""
 
     lane: int
     start_s: float = 0.0
@@ -63,6 +65,7 @@ class LaneStart:
     cut: bool = False
     clock: ReplayClock | None = None
     ahead: bool = False
+    ahead_blocks: bool = False
     written: object | None = None
 
 

@@ -22,9 +22,11 @@ Before the measured phase's clock starts, each lane's first tree's first request
 (the executor's ``ahead`` ticket, one request kept per lane; replay/prompt_ahead.py), as the
 floor client builds its bodies before its clock (``write_ahead``, set where the executor is
 the trace replayer's): the trees and bodies are those of a run without it, the request is
-recorded ``prompt_ahead``. A tree a lane
-draws later still has its first request written when it is due (``prompt_late`` when it was
-not ready in time): which lane draws which later tree is known only when a tree ends.
+recorded ``prompt_ahead``. A later tree is drawn ahead when a lane starts a tree, in the same
+order, and its first request's blocks written meanwhile (:mod:`agentic_bench.load.next_trees`;
+not with wrap over fewer than twice as many trees as lanes); its messages and body are written
+when it is due (``prompt_late`` when they were ready after it), as which lane sends it is known
+only when a tree ends. A tree drawn ahead that cannot be read is recorded when it is drawn.
 
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
 :mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
@@ -57,6 +59,7 @@ from agentic_bench.contracts import (
     SessionTicket,
 )
 from agentic_bench.load.clock import LaneClock, TreeClock, sleep_or_stop, sleep_until
+from agentic_bench.load.next_trees import NextTrees
 from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
@@ -114,6 +117,7 @@ class LaneRunner:
         # knows LaneStart.ahead: the trace replayer's)
         self.write_ahead = write_ahead
         self._written: dict[int, object] = {}  # lane → that request (one at most per lane)
+        self._next_trees: NextTrees | None = None  # trees drawn ahead (load/next_trees.py)
 
     @property
     def streams(self) -> int:
@@ -219,14 +223,33 @@ class LaneRunner:
             if current is first:
                 ticket.scheduled_ns = self.stats.t_start_ns
             self.stats.issued += 1
+            if self._next_trees is not None:
+                self._next_trees.draw_ahead(lane)
             await self._run_ticket(ticket)
             if self.measured_over.is_set():
                 return
-            nxt = await self._next_tree(lane)
+            nxt = await self._take_next(lane)
             if nxt is None:
                 self.stats.starved += 1
                 return
             current = (*nxt, 0.0)
+
+    async def _take_next(self, lane: int) -> tuple[int, Session] | None:
+        """The lane's next tree: the earliest drawn ahead (load/next_trees.py), with what was
+        written of it kept for its ticket, or drawn now."""
+        taken = await self._next_trees.take() if self._next_trees is not None else None
+        if taken is None:
+            return await self._next_tree(lane)
+        drawn, written = taken
+        if written is not None:
+            self._written[lane] = written
+        return drawn
+
+    async def _discard_ahead(self) -> None:
+        """The trees drawn ahead and never run: not counted as drawn (``wrapped``)."""
+        if self._next_trees is not None:
+            for index, _ in await self._next_trees.discard():
+                self.stats.passes[index % self.source.size] -= 1
 
     async def _warmup(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
         tickets = []
@@ -307,7 +330,12 @@ class LaneRunner:
             self.stats.t_start_ns = perf_counter_ns()
             self.stats.measured_wall_ns = time.time_ns()
             self.clock = LaneClock(spec.idle_gap_cap_s, spec.trace_idle_gap_cap_s)
+            if self.write_ahead and (not spec.allow_wrap or self.source.size >= 2 * spec.lanes):
+                # (with wrap and few trees one tree could be drawn again while drawn ahead,
+                # and its recycle pass, read when its ticket is made, would move)
+                self._next_trees = NextTrees(self._next_tree, self.execute, self.measured_over)
             await self._measured(firsts)
+            await self._discard_ahead()
         finally:
             self.stats.t_end_ns = perf_counter_ns()
         return self.stats

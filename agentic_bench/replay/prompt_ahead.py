@@ -61,13 +61,16 @@ class BuiltPrompt:
         return out
 
 
+LAST_PLACE_NS = 86_400 * 10**9  # a tree drawn ahead writes after every request due sooner
+
+
 @dataclass(slots=True)
 class WrittenFirst:
     """A tree's first request written before its lane's clock started
     (:func:`write_first`): the tree's state after writing it, and the request."""
 
     tree: TreeRun
-    built: BuiltPrompt
+    built: BuiltPrompt | None  # None: only its blocks were written (``ahead_blocks``)
 
 
 async def write_first(ticket: SessionTicket, synthesis: Synthesis | None,
@@ -76,7 +79,9 @@ async def write_first(ticket: SessionTicket, synthesis: Synthesis | None,
     """Write the first request of ``ticket``'s tree ahead (its lane's ``ahead`` ticket: the
     run's first trees, before the measured phase's clock starts, as the floor client builds
     every body before its clock). None when the tree does not open with a prompt given as
-    blocks, or starts mid-trajectory (its first measured request then has its own offset)."""
+    blocks, or starts mid-trajectory (its first measured request then has its own offset).
+    With ``ahead_blocks`` (a tree drawn ahead, its lane not known yet: load/next_trees.py) only
+    the request's blocks are written, at the desk's last place (due in a day)."""
     session, lane = ticket.session, ticket.lane
     layout = session.token_blocks
     if lane is None or lane.start_s > 0 or layout is None or not session.turns:
@@ -86,6 +91,12 @@ async def write_first(ticket: SessionTicket, synthesis: Synthesis | None,
     if not isinstance(step, LlmStep) or step.prompt is None:
         return None
     tree = TreeRun.start(session, lane, synthesis, 0)
+    if lane.ahead_blocks:  # kept from the start: a writing stopped mid-way keeps its blocks
+        lane.written = written = WrittenFirst(tree, None)
+        last = perf_counter_ns() + LAST_PLACE_NS
+        async with desk.turn(last):
+            await tree.warm(step, lambda: desk.pause(last))
+        return written
     built = await build_prompt(tree, ROOT, 0, step, layout, ticket, options, transport, desk,
                                perf_counter_ns(), ahead=True)
     return WrittenFirst(tree, built)
