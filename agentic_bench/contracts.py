@@ -48,7 +48,11 @@ class LaneStart:
     recorded timeline (0: its first request; earlier requests are history), as the warm-up
     (only each live conversation's last ``warmup_requests`` requests before ``start_s``) or
     measured; with its cache-bust ``marker``; ``stop``: the measured phase is over — with
-    ``cut`` nothing more is sent, else the tree runs to its end."""
+    ``cut`` nothing more is sent, else the tree runs to its end. ``ahead``: only write the
+    tree's first request, before it is due, and keep it in ``written`` (the replayer's own
+    object: load/ only carries it to the lane's measured ticket); nothing is sent; with
+    ``ahead_blocks`` only its blocks (a tree drawn ahead: the lane that sends it is not known
+    yet, load/next_trees.py)."""
 
     lane: int
     start_s: float = 0.0
@@ -60,6 +64,9 @@ class LaneStart:
     stop: asyncio.Event | None = None
     cut: bool = False
     clock: ReplayClock | None = None
+    ahead: bool = False
+    ahead_blocks: bool = False
+    written: object | None = None
 
 
 @dataclass

@@ -18,6 +18,16 @@ per-tree idle cap, ``--trace-idle-gap-cap``). A tree that cannot be read, or who
 raises, is an ``internal`` error session record (counted, and the run cannot read VALID) and
 its lane draws the next tree: a failure never stops a lane or shrinks the plan silently.
 
+Before the measured phase's clock starts, each lane's first tree's first request is written
+(the executor's ``ahead`` ticket, one request kept per lane; replay/prompt_ahead.py), as the
+floor client builds its bodies before its clock (``write_ahead``, set where the executor is
+the trace replayer's): the trees and bodies are those of a run without it, the request is
+recorded ``prompt_ahead``. A later tree is drawn ahead when a lane starts a tree, in the same
+order, and its first request's blocks written meanwhile (:mod:`agentic_bench.load.next_trees`;
+not with wrap over fewer than twice as many trees as lanes); its messages and body are written
+when it is due (``prompt_late`` when they were ready after it), as which lane sends it is known
+only when a tree ends. A tree drawn ahead that cannot be read is recorded when it is drawn.
+
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
 :mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
 ``l mod N == k`` and the trees ``t`` with ``t mod N == k``, drawn in the one-process order (a
@@ -49,6 +59,7 @@ from agentic_bench.contracts import (
     SessionTicket,
 )
 from agentic_bench.load.clock import LaneClock, TreeClock, sleep_or_stop, sleep_until
+from agentic_bench.load.next_trees import NextTrees
 from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
@@ -79,7 +90,8 @@ class LaneRunner:
                  sink: RecordSink | None = None, skip: set[int] | None = None,
                  t0_ns: int = 0, *, share: tuple[int, int] = (0, 1),
                  run_id: str | None = None, t_start_ns: int | None = None,
-                 gate: Callable[[], Awaitable[None]] | None = None) -> None:
+                 gate: Callable[[], Awaitable[None]] | None = None,
+                 write_ahead: bool = False) -> None:
         self.spec = spec
         self.share, self.shares = share
         self.owned = [lane for lane in range(spec.lanes) if lane % self.shares == self.share]
@@ -101,6 +113,11 @@ class LaneRunner:
         self._ordinal = 0  # trees drawn over every share, in the one-process order
         self._misses = 0  # indices passed over since this share's last tree
         self._running: set[asyncio.Future[Any]] = set()  # the warm-up, then the lanes
+        # each lane's first tree's first request written before the clock (an executor that
+        # knows LaneStart.ahead: the trace replayer's)
+        self.write_ahead = write_ahead
+        self._written: dict[int, object] = {}  # lane → that request (one at most per lane)
+        self._next_trees: NextTrees | None = None  # trees drawn ahead (load/next_trees.py)
 
     @property
     def streams(self) -> int:
@@ -140,7 +157,7 @@ class LaneRunner:
             return index
 
     def _lane_start(self, lane: int, index: int, session: Session, start_s: float,
-                    warmup: bool) -> LaneStart:
+                    warmup: bool, *, ahead: bool = False) -> LaneStart:
         tree = index % self.source.size
         recycle = self.stats.passes[tree] - 1  # the warm-up and measured run share it
         marker = (cache_bust_marker(self.run_id, recycle, lane, session.session_id)
@@ -149,7 +166,9 @@ class LaneRunner:
         return LaneStart(lane=lane, start_s=start_s, shift_s=shift, warmup=warmup,
                          warmup_requests=self.spec.warmup_requests, recycle_pass=recycle,
                          marker=marker, stop=self.measured_over, cut=self.spec.cut,
-                         clock=None if warmup else self.clock.tree())
+                         clock=None if warmup or ahead else self.clock.tree(),
+                         ahead=ahead, written=self._written.pop(lane, None) if not (
+                             warmup or ahead) else None)
 
     async def _load(self, index: int) -> Session:
         """A tree from the source, read off the event loop (a long tree is megabytes)."""
@@ -204,14 +223,33 @@ class LaneRunner:
             if current is first:
                 ticket.scheduled_ns = self.stats.t_start_ns
             self.stats.issued += 1
+            if self._next_trees is not None:
+                self._next_trees.draw_ahead(lane)
             await self._run_ticket(ticket)
             if self.measured_over.is_set():
                 return
-            nxt = await self._next_tree(lane)
+            nxt = await self._take_next(lane)
             if nxt is None:
                 self.stats.starved += 1
                 return
             current = (*nxt, 0.0)
+
+    async def _take_next(self, lane: int) -> tuple[int, Session] | None:
+        """The lane's next tree: the earliest drawn ahead (load/next_trees.py), with what was
+        written of it kept for its ticket, or drawn now."""
+        taken = await self._next_trees.take() if self._next_trees is not None else None
+        if taken is None:
+            return await self._next_tree(lane)
+        drawn, written = taken
+        if written is not None:
+            self._written[lane] = written
+        return drawn
+
+    async def _discard_ahead(self) -> None:
+        """The trees drawn ahead and never run: not counted as drawn (``wrapped``)."""
+        if self._next_trees is not None:
+            for index, _ in await self._next_trees.discard():
+                self.stats.passes[index % self.source.size] -= 1
 
     async def _warmup(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
         tickets = []
@@ -230,6 +268,26 @@ class LaneRunner:
         results = await asyncio.gather(*(self.execute(t) for t in tickets))
         self.stats.warmup_s = (perf_counter_ns() - began) / 1e9
         self.stats.warmup_requests = sum(r.requests for r in results)
+
+    async def _write_firsts(self, firsts: dict[int, tuple[int, Session, float] | None]) -> None:
+        """Each lane's first tree's first request written before the measured phase's clock
+        starts (as the floor client builds its bodies before its clock), lane by lane: the
+        executor's ``ahead`` ticket (replay/prompt_ahead.py ``write_first``) keeps it on its
+        :class:`LaneStart`, and the lane's measured ticket carries it (one per lane). A write
+        that fails is left to the measured run, which writes the request again and records
+        what fails there."""
+        for lane, first in firsts.items():
+            if first is None or first[2] > 0 or self.stop_event.is_set():
+                continue
+            index, session, start_s = first
+            start = self._lane_start(lane, index, session, start_s, False, ahead=True)
+            try:
+                await self.execute(SessionTicket(index, session, perf_counter_ns(),
+                                                 worker=lane, lane=start))
+            except Exception:  # recorded by the measured run (the docstring)
+                continue
+            if start.written is not None:
+                self._written[lane] = start.written
 
     async def run(self) -> LaneStats:
         spec = self.spec
@@ -262,12 +320,22 @@ class LaneRunner:
                 return self.stats
             stopper.cancel()
             warm.result()
+            if self.write_ahead:
+                await self._write_firsts(firsts)
+                if self.stop_event.is_set():
+                    self.stats.stop_reason = "interrupted"
+                    return self.stats
             if self.gate is not None:  # every worker's warm-up done
                 await self.gate()
             self.stats.t_start_ns = perf_counter_ns()
             self.stats.measured_wall_ns = time.time_ns()
             self.clock = LaneClock(spec.idle_gap_cap_s, spec.trace_idle_gap_cap_s)
+            if self.write_ahead and (not spec.allow_wrap or self.source.size >= 2 * spec.lanes):
+                # (with wrap and few trees one tree could be drawn again while drawn ahead,
+                # and its recycle pass, read when its ticket is made, would move)
+                self._next_trees = NextTrees(self._next_tree, self.execute, self.measured_over)
             await self._measured(firsts)
+            await self._discard_ahead()
         finally:
             self.stats.t_end_ns = perf_counter_ns()
         return self.stats

@@ -91,10 +91,10 @@ async def run_shard(spec: ShardSpec, stop: Any = None, gate: Any = None) -> dict
     ctx = ExecContext(client, sink, t_start, spec.options, transport_kind=spec.transport)
     execute = session_executor(workload, ctx)
     runner: LoadRunner | LaneRunner
-    if isinstance(spec.load, LaneSpec):
+    if isinstance(spec.load, LaneSpec):  # (the trace replay's: it writes first requests ahead)
         runner = LaneRunner(spec.load, workload.source, execute, sink, spec.skip, t0_ns=t_start,
                             share=(spec.shard, spec.shards), run_id=spec.run_id,
-                            t_start_ns=t_start, gate=lane_gate(gate, stop))
+                            t_start_ns=t_start, gate=lane_gate(gate, stop), write_ahead=True)
     else:
         runner = LoadRunner(spec.load, workload.source, execute, skip=spec.skip,
                             shard=(spec.shard, spec.shards), t_start_ns=t_start)

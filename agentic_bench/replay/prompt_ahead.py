@@ -8,7 +8,9 @@ blocks a slice at a time with the event loop served between slices (other lanes'
 reads wait at most one slice), then the messages, the body, and the body's bytes encoded by the
 client (:func:`~agentic_bench.transport.prepared.prepare_ahead`) — and sends the ready bytes
 when it is due. A request with no wait before it (a tree's first, one after a join) is written
-when it is due, the same way. Writers take turns at the replayer's
+when it is due, the same way — except a lane's first tree of the measured phase, whose first
+request the lane runner has written before the clock starts (:func:`write_first`, the lane's
+``ahead`` ticket; recorded ``prompt_ahead``). Writers take turns at the replayer's
 :class:`~agentic_bench.replay.prompt_desk.PromptDesk`, the earliest due first.
 
 Each such request's record says what it cost and whether it was ready in time:
@@ -29,7 +31,8 @@ from agentic_bench.contracts import SessionTicket
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.history import request_body
 from agentic_bench.replay.prompt_desk import PromptDesk
-from agentic_bench.replay.tree import TreeRun
+from agentic_bench.replay.tree import Synthesis, TreeRun
+from agentic_bench.trace.conversations import ROOT
 from agentic_bench.trace.model import LlmStep, TokenBlocks
 from agentic_bench.transport.prepared import prepare_ahead
 from agentic_bench.units import NS_PER_MS
@@ -58,6 +61,47 @@ class BuiltPrompt:
         return out
 
 
+LAST_PLACE_NS = 86_400 * 10**9  # a tree drawn ahead writes after every request due sooner
+
+
+@dataclass(slots=True)
+class WrittenFirst:
+    """A tree's first request written before its lane's clock started
+    (:func:`write_first`): the tree's state after writing it, and the request."""
+
+    tree: TreeRun
+    built: BuiltPrompt | None  # None: only its blocks were written (``ahead_blocks``)
+
+
+async def write_first(ticket: SessionTicket, synthesis: Synthesis | None,
+                      options: ReplayOptions, transport: object,
+                      desk: PromptDesk) -> WrittenFirst | None:
+    """Write the first request of ``ticket``'s tree ahead (its lane's ``ahead`` ticket: the
+    run's first trees, before the measured phase's clock starts, as the floor client builds
+    every body before its clock). None when the tree does not open with a prompt given as
+    blocks, or starts mid-trajectory (its first measured request then has its own offset).
+    With ``ahead_blocks`` (a tree drawn ahead, its lane not known yet: load/next_trees.py) only
+    the request's blocks are written, at the desk's last place (due in a day)."""
+    session, lane = ticket.session, ticket.lane
+    layout = session.token_blocks
+    if lane is None or lane.start_s > 0 or layout is None or not session.turns:
+        return None
+    steps = session.turns[0].steps
+    step = steps[0] if steps else None
+    if not isinstance(step, LlmStep) or step.prompt is None:
+        return None
+    tree = TreeRun.start(session, lane, synthesis, 0)
+    if lane.ahead_blocks:  # kept from the start: a writing stopped mid-way keeps its blocks
+        lane.written = written = WrittenFirst(tree, None)
+        last = perf_counter_ns() + LAST_PLACE_NS
+        async with desk.turn(last):
+            await tree.warm(step, lambda: desk.pause(last))
+        return written
+    built = await build_prompt(tree, ROOT, 0, step, layout, ticket, options, transport, desk,
+                               perf_counter_ns(), ahead=True)
+    return WrittenFirst(tree, built)
+
+
 async def build_prompt(tree: TreeRun, key: str, si: int, step: LlmStep, layout: TokenBlocks,
                        ticket: SessionTicket, options: ReplayOptions, transport: object,
                        desk: PromptDesk, due_ns: int, *, ahead: bool) -> BuiltPrompt:
@@ -78,4 +122,4 @@ async def build_prompt(tree: TreeRun, key: str, si: int, step: LlmStep, layout: 
     return BuiltPrompt(si, index, body, fields, spent + ready - began, ready, ahead)
 
 
-__all__ = ["BuiltPrompt", "build_prompt"]
+__all__ = ["BuiltPrompt", "WrittenFirst", "build_prompt", "write_first"]

@@ -26,7 +26,12 @@ from agentic_bench.contracts import RecordSink, SessionOutcome, SessionTicket
 from agentic_bench.options.replay import ReplayOptions
 from agentic_bench.replay.cursor import SessionTally, TurnCursor
 from agentic_bench.replay.history import branch_session, messages_before, with_salt
-from agentic_bench.replay.prompt_ahead import BuiltPrompt, build_prompt
+from agentic_bench.replay.prompt_ahead import (
+    BuiltPrompt,
+    WrittenFirst,
+    build_prompt,
+    write_first,
+)
 from agentic_bench.replay.prompt_desk import PromptDesk
 from agentic_bench.replay.session import SessionReplayer
 from agentic_bench.replay.step_records import (
@@ -52,6 +57,7 @@ from agentic_bench.trace.model import (
 )
 from agentic_bench.transport.base import ChatTransport
 from agentic_bench.transport.context_overflow import is_context_overflow
+from agentic_bench.transport.prepared import PreparedBody
 from agentic_bench.transport.session_headers import render
 
 
@@ -93,8 +99,23 @@ class TreeReplayer(SessionReplayer):
         failure: str | None = None  # an exception of the harness itself (never dropped)
         cursor_ns = ticket.scheduled_ns
         tree: TreeRun | None = None
+        first: BuiltPrompt | None = None
+        lane = ticket.lane
+        if lane is not None and lane.ahead:  # only the first request, written ahead
+            lane.written = await write_first(ticket, self.synthesis, self.options,
+                                             self.transport, self.desk)
+            return SessionOutcome(ticket.session_id, "ok", 0, 0, 0, 0)
         try:
-            tree = TreeRun.start(session, ticket.lane, self.synthesis, ticket.scheduled_ns)
+            written = lane.written if lane is not None else None
+            if isinstance(written, WrittenFirst) and lane is not None and not lane.warmup:
+                lane.written = None  # taken: the tree goes on from its written state
+                tree, first = written.tree, written.built
+                tree.lane, tree.anchor_ns = lane, ticket.scheduled_ns
+                body = first.body if first is not None else None
+                if isinstance(body, PreparedBody) and body.context == ticket.request_context:
+                    body.context = ticket.request_context  # (the ahead ticket's equal copy)
+            else:
+                tree = TreeRun.start(session, lane, self.synthesis, ticket.scheduled_ns)
             if tree.warmup:
                 return await self._warm(ticket, tree, salt, tally)
             for ti, turn in enumerate(session.turns):
@@ -102,7 +123,7 @@ class TreeReplayer(SessionReplayer):
                     cursor_ns = await self.sleep_until(
                         tree, perf_counter_ns() + self.think_ns(turn.think_time_s))
                 cur = TreeCursor(ticket, ti, session, ti, "", salt, tally, cursor_ns,
-                                 cursor_ns, tree=tree)
+                                 cursor_ns, tree=tree, ahead=first if ti == 0 else None)
                 ok = await self.run_turn(cur, self.walk(cur))
                 cursor_ns = perf_counter_ns()
                 if not ok:

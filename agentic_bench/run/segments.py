@@ -43,12 +43,15 @@ from agentic_bench.workload import session_executor
 
 def make_scheduler(load: LoadShape, source: SessionSource, execute: Execute | None = None, *,
                    sink: RecordSink | None = None, skip: set[int] | None = None,
-                   t0_ns: int = 0) -> Scheduler:
+                   t0_ns: int = 0, write_ahead: bool = False) -> Scheduler:
     """The scheduler of ``load`` over ``source``: agent trees in lanes, or the sessions of a
-    scenario (without ``execute``: one that only answers its cap and plan)."""
+    scenario (without ``execute``: one that only answers its cap and plan); ``write_ahead``:
+    the executor is the trace replayer's, which writes a lane's first request ahead
+    (load/lanes.py)."""
     run = execute or _noop
     if isinstance(load, LaneSpec):
-        return LaneRunner(load, source, run, sink, skip, t0_ns=t0_ns)
+        return LaneRunner(load, source, run, sink, skip, t0_ns=t0_ns,
+                          write_ahead=write_ahead)
     return LoadRunner(load, source, run, skip=skip)
 
 
@@ -116,8 +119,9 @@ async def _in_process(workload: Workload, run: Run, transport: ChatTransport, t0
     second Ctrl-C cancels); its executor's extras closed however it ends, then the records
     the scheduler ends with (lanes: how full they were)."""
     ctx = ExecContext(transport, sink, t0, run.replay, transport_kind=run.options.transport)
+    # (lanes are the trace replay's: its executor writes a lane's first request ahead)
     scheduler = make_scheduler(run.load, workload.source, session_executor(workload, ctx),
-                               sink=sink, skip=skip, t0_ns=t0)
+                               sink=sink, skip=skip, t0_ns=t0, write_ahead=True)
     _stopper(early, scheduler.stop, run.options.quiet)
     _install_signals(scheduler.stop, scheduler.cancel)
     try:

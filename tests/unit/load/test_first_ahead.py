@@ -1,0 +1,142 @@
+"""#46 item 2: each lane's first tree's first request is written before the measured phase's
+clock starts (load/lanes.py ``write_ahead``, replay/prompt_ahead.py ``write_first``), and a
+later tree is drawn ahead with its first request's blocks written meanwhile
+(load/next_trees.py). The trees each lane gets and every request body are those of a run
+without it; a first request written ahead is recorded ``prompt_ahead`` and not late; a later
+tree's first request has its body written when due."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
+from agentic_bench.load.lanes import LaneRunner
+from agentic_bench.options.load import LaneSpec
+from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
+from agentic_bench.replay.prompt_ahead import WrittenFirst
+from agentic_bench.replay.trace_replayer import TraceReplayer
+from agentic_bench.replay.tree import Synthesis
+from agentic_bench.synthesis.vocabulary import word_list
+from agentic_bench.trace.model import LlmStep, Session
+from agentic_bench.trace.weka.convert import weka_session
+from agentic_bench.trace.weka.model import WekaTrace
+from agentic_bench.transport.request import RequestContext
+from tests.unit.replay.test_prompt_ahead import CapturingClient
+
+
+def tree(name: str, requests: int, gap_s: float, base: int) -> Session:
+    rows, t = [], 0.0
+    for k in range(requests):
+        size = base + 640 * k
+        rows.append({"t": round(t, 6), "type": "s", "model": "m", "in": size, "out": 8,
+                     "hash_ids": list(range(base, base + size // 64)), "api_time": 0.001})
+        t += 0.001 + gap_s
+    trace = {"id": name, "models": ["m"], "block_size": 64, "hash_id_scope": "local",
+             "tool_tokens": 100, "system_tokens": 100, "requests": rows}
+    return weka_session(WekaTrace.model_validate(trace))
+
+
+# lane 0's first tree is short, lane 1's long: lane 0 draws the third tree, whatever the hook
+TREES = [tree("short", 2, 0.05, 1000), tree("long", 4, 0.03, 2000), tree("next", 3, 0.01, 3000)]
+
+
+def run_lanes(write_ahead: bool, client: CapturingClient | None = None
+              ) -> tuple[list[dict[str, Any]], list[bytes]]:
+    records: list[dict[str, Any]] = []
+    client = client or CapturingClient()
+    synthesis = Synthesis(SynthesisOptions(), words=word_list())
+    options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+    replayer = TraceReplayer(client, records.append, options, 0, synthesis)
+
+    async def execute(ticket: SessionTicket) -> SessionOutcome:
+        # as session_executor with --session-header: each call renders an equal new context
+        context = RequestContext(headers=(("X-Session-ID", ticket.session_id),))
+        return await replayer.run(replace(ticket, request_context=context))
+
+    runner = LaneRunner(LaneSpec(lanes=2), SessionSource(len(TREES), TREES.__getitem__),
+                        execute, records.append, run_id="fixed", write_ahead=write_ahead)
+    asyncio.run(runner.run())
+    return records, [payload for payload, _ in client.sent]
+
+
+def requests(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r.get("kind") == "llm"]
+
+
+def test_the_hook_changes_neither_the_trees_each_lane_gets_nor_the_bodies() -> None:
+    on, sent_on = run_lanes(True)
+    off, sent_off = run_lanes(False)
+
+    def lanes(records: list[dict[str, Any]]) -> list[tuple[int, int]]:
+        return sorted((r["lane"], r["session_index"]) for r in records
+                      if r.get("type") == "session")
+
+    assert lanes(on) == lanes(off) == [(0, 0), (0, 2), (1, 1)]
+    assert sorted(sent_on) == sorted(sent_off) and len(sent_on) == 9
+    assert all(r["status"] == "ok" for r in requests(on))
+
+
+def test_a_lanes_first_request_is_written_ahead_and_a_later_trees_when_due() -> None:
+    records, _ = run_lanes(True)
+    firsts = {r["session_id"]: r for r in requests(records) if r["request_index"] == 0}
+    assert len(firsts) == 3
+    for sid, rec in firsts.items():
+        drawn_first = not sid.endswith("#2")  # trees 0 and 1 are the lanes' first trees
+        assert rec["prompt_ahead"] is drawn_first
+        if drawn_first:
+            assert "prompt_late" not in rec and rec["prompt_build_ms"] > 0
+
+
+def test_without_the_hook_every_first_request_is_written_when_due() -> None:
+    records, _ = run_lanes(False)
+    assert [r["prompt_ahead"] for r in requests(records) if r["request_index"] == 0] \
+        == [False] * 3
+
+
+def test_a_first_request_written_ahead_goes_as_its_ready_bytes() -> None:
+    client = CapturingClient()
+    run_lanes(True, client)
+    assert len(client.sent) == 9 and all(pre for _, pre in client.sent)
+
+
+def test_a_later_trees_blocks_are_written_ahead_and_its_body_when_due() -> None:
+    records: list[dict[str, Any]] = []
+    synthesis = Synthesis(SynthesisOptions(), words=word_list())
+    options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+    replayer = TraceReplayer(CapturingClient(), records.append, options, 0, synthesis)
+    left: list[tuple[int, int]] = []  # (tree, its first request's blocks not yet written)
+
+    async def execute(ticket: SessionTicket) -> SessionOutcome:
+        outcome = await replayer.run(ticket)
+        lane = ticket.lane
+        if lane is not None and lane.ahead_blocks:  # (a writing stopped mid-way never gets here)
+            written = lane.written
+            assert isinstance(written, WrittenFirst) and written.tree.writer is not None
+            step = ticket.session.turns[0].steps[0]
+            assert isinstance(step, LlmStep) and step.prompt is not None
+            left.append((ticket.index, len(written.tree.writer.unwritten(step.prompt.hash_ids))))
+        return outcome
+
+    runner = LaneRunner(LaneSpec(lanes=2), SessionSource(len(TREES), TREES.__getitem__),
+                        execute, records.append, run_id="fixed", write_ahead=True)
+    asyncio.run(runner.run())
+    # tree 2 was drawn while lane 0's tree ran, and its blocks all written during its wait
+    assert left == [(2, 0)]
+    later = [r for r in requests(records)
+             if r["session_id"].endswith("#2") and r["request_index"] == 0]
+    assert len(later) == 1 and later[0]["prompt_ahead"] is False  # its body: when due
+
+
+def test_trees_drawn_ahead_and_never_run_are_not_counted() -> None:
+    synthesis = Synthesis(SynthesisOptions(), words=word_list())
+    options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+    replayer = TraceReplayer(CapturingClient(), [].append, options, 0, synthesis)
+    # one lane: the measured phase is over before its first tree (0.05 s of waits) ends
+    spec = LaneSpec(lanes=1, duration_s=0.01, cut=True, grace_s=0.0)
+    runner = LaneRunner(spec, SessionSource(len(TREES), TREES.__getitem__),
+                        replayer.run, None, run_id="fixed", write_ahead=True)
+    stats = asyncio.run(runner.run())
+    assert stats.issued == 1 and sum(stats.passes.values()) == 1
+    assert runner.lanes_record()["wrapped"] == 0
