@@ -17,6 +17,13 @@ beside each point: on a shared machine every figure moves with it.
 
     python benchmarks/agentx_scale.py --record benchmarks/results/agentx-scale/NAME
     python benchmarks/agentx_scale.py --lanes 1000 --rate 67 --no-floor --record ...
+    python benchmarks/agentx_scale.py \
+        --aiperf benchmarks/agentx_aiperf_differential/work/venv/bin/aiperf --record ...
+
+With ``--aiperf``, AIPerf 0.13 replays the same trees too, third, against a fresh simulator
+(``agentx_scale_aiperf.py``: its client share from the sim's timing log joined on
+X-Request-ID). "Share from send" (TTFT − the server's TTFT) is given for all three: the part
+of the client's share that needs no due instant.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import agentx_scale_aiperf  # noqa: E402
 from agentx_scale_traces import write_trees  # noqa: E402
 
 REQUESTS = 8  # per tree
@@ -95,6 +103,8 @@ def ours(records: Path) -> dict[str, Any]:
         # (a checkout from before send_late_ms: its schedule lag)
         "send_late_ms": stats([r.get("send_late_ms", r["schedule_lag_ms"]) for r in llm]),
         "ttft_ms": stats([r["ttft_ms"] for r in llm if "ttft_ms" in r]),
+        "share_from_send_ms": stats([r["ttft_ms"] - r["server_ttft_ms"] for r in llm
+                                     if "ttft_ms" in r and "server_ttft_ms" in r]),
         "prompt_build_ms": stats([r["prompt_build_ms"] for r in llm if "prompt_build_ms" in r]),
         "ttft_after_a_wait_ms": stats([r["ttft_ms"] for r in ahead if "ttft_ms" in r]),
         "prompt_ahead": sum(bool(r.get("prompt_ahead")) for r in llm),
@@ -104,7 +114,7 @@ def ours(records: Path) -> dict[str, Any]:
 
 def floor(rows_path: Path) -> dict[str, Any]:
     rows = [json.loads(line) for line in rows_path.read_text().splitlines() if line]
-    share, later, late, ttft, server = [], [], [], [], []
+    share, later, late, ttft, server, from_send = [], [], [], [], [], []
     for r in rows:
         s = r["server_timing_ns"]
         late.append((r["sent"] - r["due"]) / 1e6)
@@ -116,16 +126,44 @@ def floor(rows_path: Path) -> dict[str, Any]:
             later.append(one)
         server.append((s["first_token"] - s["body_last"]) / 1e6)
         ttft.append((r["first_token"] - r["sent"]) / 1e6)
+        from_send.append(ttft[-1] - server[-1])
     return {"requests": len(rows), "client_share_ms": stats(share),
             "client_share_later_ms": stats(later), "server_ttft_ms": stats(server),
-            "send_late_ms": stats(late), "ttft_ms": stats(ttft)}
+            "send_late_ms": stats(late), "ttft_ms": stats(ttft),
+            "share_from_send_ms": stats(from_send)}
 
 
-def point(lanes: int, rate: float, work: Path, with_floor: bool, code: Path
-          ) -> dict[str, Any]:
+def aiperf_point(aiperf: Path, traces: Path, lanes: int, trees: int, work: Path
+                 ) -> dict[str, Any]:
+    """AIPerf on the same trees, against a fresh simulator with a timing log."""
+    port, timing = free_port(), work / f"aiperf-{lanes}-timing.jsonl"
+    timing.unlink(missing_ok=True)
+    sim = subprocess.Popen([sys.executable, "-m", "agentic_bench", "sim", "--port", str(port),
+                            "--ttft-ms", "1", "--itl-ms", "0.5", "--output-tokens", "32",
+                            "--model", agentx_scale_aiperf.MODEL, "--timing-log", str(timing)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        time.sleep(2.0)
+        folder = agentx_scale_aiperf.write_trace_dir(traces, work / f"aiperf-trees-{lanes}")
+        art = work / f"aiperf-{lanes}"
+        process = agentx_scale_aiperf.run(
+            aiperf, folder, lanes, trees, f"http://127.0.0.1:{port}", art,
+            work / f"aiperf-{lanes}.log", aiperf.parent.parent.parent / "hf_home")
+    finally:
+        sim.terminate()
+        sim.wait(10)
+    rows = agentx_scale_aiperf.shares(art / "profile_export.jsonl", timing)
+    return {"process": process, **{k: v for k, v in rows.items() if not isinstance(v, list)},
+            **{k: stats(v) for k, v in rows.items() if isinstance(v, list)}}
+
+
+def point(lanes: int, rate: float, work: Path, with_floor: bool, code: Path,
+          aiperf: Path | None = None, trees_per_lane: int = 1) -> dict[str, Any]:
     gap = max(0.05, lanes / rate - 0.02)  # offered load ~ rate requests/s
     requests = REQUESTS
-    traces = write_trees(work / f"trees-{lanes}.weka.jsonl", lanes, requests=requests,
+    traces = write_trees(work / f"trees-{lanes}.weka.jsonl", lanes * trees_per_lane,
+                         requests=requests,
                          gap_s=gap)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -134,7 +172,8 @@ def point(lanes: int, rate: float, work: Path, with_floor: bool, code: Path
                             "1", "--itl-ms", "0.5", "--output-tokens", "32", "--timestamps"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}/v1"
-    out: dict[str, Any] = {"lanes": lanes, "requests_per_tree": requests, "gap_s": gap,
+    out: dict[str, Any] = {"lanes": lanes, "trees": lanes * trees_per_lane,
+                           "requests_per_tree": requests, "gap_s": gap,
                            "load_before": Path("/proc/loadavg").read_text().split()[:3]}
     try:
         time.sleep(2.0)
@@ -156,6 +195,11 @@ def point(lanes: int, rate: float, work: Path, with_floor: bool, code: Path
             out["share_ratio"] = {
                 "all": ratio(o["client_share_ms"], f["client_share_ms"]),
                 "after_a_wait": ratio(o["client_share_ahead_ms"], f["client_share_later_ms"])}
+        if aiperf is not None:
+            out["aiperf"] = aiperf_point(aiperf, traces, lanes, out["trees"], work)
+            a = out["aiperf"]
+            out.setdefault("share_ratio", {})["aiperf_all"] = ratio(
+                a["client_share_ms"], out["ours"]["client_share_ms"])
         busy1 = busy_ticks()
         out["host_busy_share"] = (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
         out["load_after"] = Path("/proc/loadavg").read_text().split()[:3]
@@ -204,16 +248,54 @@ def table(points: list[dict[str, Any]]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
+def from_send_table(points: list[dict[str, Any]]) -> str:
+    """Client share from the send (TTFT − server TTFT) for all three, and AIPerf's figures."""
+    head = ("| lanes | share from send p50 / p99 ms: ours; floor; AIPerf "
+            "| client share from due p50 / p99 ms: ours; AIPerf | AIPerf / ours "
+            "| send lateness p99 ms: ours; AIPerf (credit → start) "
+            "| TTFT p50 / p99 ms: ours; AIPerf | requests: ours; AIPerf (errors, unmatched) "
+            "| CPU s: ours; AIPerf (tree) | peak RSS MB: ours; AIPerf (tree) | wall s: ours; "
+            "AIPerf |\n|" + "---|" * 10 + "\n")
+    rows = []
+    for p in points:
+        o, f, a = p["ours"], p.get("floor") or {}, p.get("aiperf")
+        if a is None:
+            continue
+
+        def two(d: dict[str, Any] | None) -> str:
+            return "—" if not d else f"{fmt(d.get('p50'))} / {fmt(d.get('p99'))}"
+
+        op, ap = p["ours_process"], a["process"]
+        rows.append(
+            f"| {p['lanes']} | {two(o['share_from_send_ms'])}; "
+            f"{two(f.get('share_from_send_ms'))}; {two(a['share_from_send_ms'])} "
+            f"| {two(o['client_share_ms'])}; {two(a['client_share_ms'])} "
+            f"| {two(p['share_ratio'].get('aiperf_all'))} "
+            f"| {fmt(o['send_late_ms']['p99'])}; {fmt(a['send_late_ms']['p99'])} "
+            f"| {two(o['ttft_ms'])}; {two(a['ttft_ms'])} "
+            f"| {o['requests']}; {a['requests']} ({a['errors']}, {a['unmatched']}) "
+            f"| {fmt(op['cpu_s'])}; {fmt(ap['cpu_s'])} "
+            f"| {fmt(op['peak_rss_mb'])}; {fmt(ap['peak_rss_mb'])} "
+            f"| {fmt(op['wall_s'])}; {fmt(ap['wall_s'])} |")
+    return head + "\n".join(rows) + "\n" if rows else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lanes", default="16,64,256", help="lane counts, comma-separated")
     ap.add_argument("--rate", type=float, default=40.0,
                     help="offered load, requests/s: the recorded gap is lanes / rate, so a "
                     "point lasts about 8 x lanes / rate seconds")
+    ap.add_argument("--trees-per-lane", type=int, default=1, metavar="K",
+                    help="K x lanes trees, each lane running K one after another (default 1; "
+                    "more samples for a steadier p99 at few lanes)")
     ap.add_argument("--no-floor", action="store_true", help="our harness only")
     ap.add_argument("--ours-from", type=Path, default=ROOT,
                     help="the checkout whose agentic-bench replays (another commit, for a "
                     "before/after; the simulator and the floor stay this one's)")
+    ap.add_argument("--aiperf", type=Path, metavar="AIPERF",
+                    help="also replay with AIPerf 0.13 (its executable, from "
+                    "agentx_aiperf_differential/setup.sh; HF_HOME is its work/hf_home)")
     ap.add_argument("--record", type=Path, help="write RECORD.json and RECORD.md")
     args = ap.parse_args()
     points = []
@@ -221,9 +303,13 @@ def main() -> int:
         tmp = os.environ.get("AGENTX_SCALE_WORK", tmp)
         for lanes in (int(x) for x in args.lanes.split(",")):
             points.append(point(lanes, args.rate, Path(tmp), not args.no_floor,
-                                args.ours_from.resolve()))
+                                args.ours_from.resolve(), args.aiperf,
+                                args.trees_per_lane))
             print(json.dumps(points[-1]), flush=True)
     text = table(points)
+    if any("aiperf" in p for p in points):
+        text += "\nBeside AIPerf 0.13 (`inferencex-agentx-mvp`, same trees, its own simulator):\n\n"
+        text += from_send_table(points)
     print(text)
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)

@@ -88,17 +88,20 @@ class Stream(asyncio.Protocol):
         return t
 
 
-async def lane(host: str, port: int, path: str, bodies: list[bytes], gaps: list[float],
+async def lane(host: str, port: int, path: str, trees: list[tuple[list[bytes], list[float]]],
                start_ns: int, out: list[dict[str, Any]]) -> None:
+    """One lane: its trees one after another (a tree's first request due when the last
+    tree's last reply ends), each request the recorded gap after the previous reply."""
     loop = asyncio.get_running_loop()
     _, conn = await loop.create_connection(Stream, host, port)
     head = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: floor\r\n"
             "Accept: text/event-stream\r\nContent-Type: application/json\r\n").encode()
-    requests = [head + b"Content-Length: %d\r\n\r\n" % len(b) + b for b in bodies]
+    requests = [(k, head + b"Content-Length: %d\r\n\r\n" % len(b) + b, len(b), gaps[k])
+                for bodies, gaps in trees for k, b in enumerate(bodies)]
     due = start_ns
-    for k, request in enumerate(requests):
+    for k, request, size, gap in requests:
         if k:
-            due += int(gaps[k] * 1e9)
+            due += int(gap * 1e9)
         delay = (due - perf_counter_ns()) / 1e9
         if delay > 0:
             await asyncio.sleep(delay)
@@ -110,7 +113,7 @@ async def lane(host: str, port: int, path: str, bodies: list[bytes], gaps: list[
         found = TIMING.search(whole)
         end = conn.pieces[-1][0]
         out.append({"k": k, "due": due, "sent": sent, "first_token": first, "end": end,
-                    "bytes": len(bodies[k]),
+                    "bytes": size,
                     "server_timing_ns": json.loads(found.group(1)) if found else None})
         due = end
     assert conn.transport is not None
@@ -122,10 +125,11 @@ async def run(traces: list[dict[str, Any]], url: str, lanes: int, model: str
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     path = parts.path.rstrip("/") + "/chat/completions"
-    built = [tree_bodies(t, model, f"[rid:{i:012x}]\n\n") for i, t in enumerate(traces[:lanes])]
+    built = [tree_bodies(t, model, f"[rid:{i:012x}]\n\n") for i, t in enumerate(traces)]
     out: list[dict[str, Any]] = []
     start = perf_counter_ns() + 200_000_000  # connections open meanwhile
-    await asyncio.gather(*(lane(host, port, path, b, g, start, out) for b, g in built))
+    await asyncio.gather(*(lane(host, port, path, built[n::lanes], start, out)
+                           for n in range(min(lanes, len(built)))))
     return out
 
 

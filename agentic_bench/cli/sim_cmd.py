@@ -37,6 +37,7 @@ def main(args: argparse.Namespace) -> int:
         context_limit=opts.context_limit,
         request_log=None if opts.request_log is None else str(opts.request_log),
         timestamps=opts.timestamps,
+        timing_log=None if opts.timing_log is None else str(opts.timing_log),
         api_key=os.environ.get(opts.api_key_env) if opts.api_key_env else None)
 
     server = SimServer(config)  # loads --replay-trace first: a bad file fails before listening

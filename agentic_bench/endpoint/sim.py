@@ -36,7 +36,10 @@ JSON Lines file. ``timestamps`` adds ``server_timing_ns`` to a streamed reply's 
 ``perf_counter_ns`` readings (CLOCK_MONOTONIC on Linux: the client's clock on the same host) of
 the reads that brought the request's first and last bytes (``body_first``, ``body_last``), of
 the reply's head write (``head``) and of its first token's write (``first_token``), so a
-client can tell its share of TTFT from the server's (docs/performance.md).
+client can tell its share of TTFT from the server's (docs/performance.md). ``timing_log``
+appends the same readings for every streamed reply, with the request's ``X-Request-ID`` and
+``wall_minus_perf_ns`` (``time.time_ns() - perf_counter_ns()`` read once at start), for a client
+that asks for no usage event or keeps wall-clock stamps (AIPerf).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
@@ -90,6 +93,7 @@ class SimConfig:
     context_limit: int | None = None  # prompt words + max_tokens beyond it: HTTP 400
     request_log: str | None = None  # every chat request appended here (JSON Lines)
     timestamps: bool = False  # server_timing_ns on the usage event (the module's text)
+    timing_log: str | None = None  # every streamed reply's server timing appended (JSON Lines)
 
 
 ROUTING_HEADERS = ("x-session-id", "x-dynamo-session-id", "x-dynamo-parent-session-id",
@@ -184,6 +188,17 @@ class SimServer:
             from agentic_bench.endpoint.oracle import script
 
             self.fixed_reply = script(config.reply, None)
+        self.timing_log: TextIO | None = None  # config.timing_log, open for appending
+        if config.timing_log:
+            self.timing_log = open(config.timing_log, "a", encoding="utf-8", buffering=1)
+        self.wall_minus_perf_ns = time.time_ns() - time.perf_counter_ns()
+
+    def log_timing(self, request_id: str | None, timing_ns: dict[str, int]) -> None:
+        """One streamed reply's server timing on the timing log (``timing_log``)."""
+        assert self.timing_log is not None
+        self.timing_log.write(json.dumps(
+            {"x_request_id": request_id, **timing_ns,
+             "wall_minus_perf_ns": self.wall_minus_perf_ns}) + "\n")
 
     def prefix_hit(self, body: dict[str, Any]) -> tuple[int, int]:
         """(prompt characters, cached characters) of a request under the prefix-cache model:
@@ -227,6 +242,9 @@ class SimServer:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+        if self.timing_log is not None:
+            self.timing_log.close()
+            self.timing_log = None
 
     def handle(self, conn: HttpConnection, req: Request) -> None:
         cfg = self.config
@@ -447,6 +465,8 @@ class Reply:
             if self.s.config.timestamps and self.req is not None:
                 event["server_timing_ns"] = self.timing_ns()
             tail += self._event(event)
+        if self.s.timing_log is not None and self.req is not None:
+            self.s.log_timing(self.req.headers.get("x-request-id"), self.timing_ns())
         self._finish()
         out.append(tail + b"data: [DONE]\n\n")
         self.conn.chunks(out, end=True, head=self._take_head())

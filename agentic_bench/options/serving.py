@@ -118,6 +118,12 @@ class SimOptions(EndpointOptions):
         "request's first and last bytes were read and the head and first token written "
         "(perf_counter_ns), so the client's share of TTFT is told from the server's "
         "(docs/performance.md)")
+    timing_log: Path | None = option(
+        None, metavar="FILE",
+        help="append each streamed reply's server_timing_ns (as --timestamps gives it) with the "
+        "request's X-Request-ID and the host's wall-minus-perf_counter offset to FILE as JSON "
+        "Lines: the server's side for a client that reads no usage event (AIPerf beside us in "
+        "benchmarks/agentx_scale.py)")
     api_key_env: str | None = option(None, metavar="VAR",
                                      help="require 'Bearer $VAR' (to test key handling)")
     fail_rate: float = option(0.0, metavar="P", group=FAULTS, example=0.25,

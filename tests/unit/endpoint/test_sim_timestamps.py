@@ -54,3 +54,44 @@ def test_without_the_flag_the_reply_has_no_timestamps() -> None:
     _, result = one_call(SimConfig(ttft_ms=0.0, itl_ms=0.0, output_tokens=2), "hi")
     assert result.ok and result.server_timing_ns is None
     assert "client_share_ms" not in llm_record(result, 0, result.t_sent_ns, derived=())
+
+
+def test_the_timing_log_keeps_each_replys_stamps_under_its_request_id(tmp_path) -> None:
+    """``--timing-log``: a client that asks for no usage event (AIPerf beside us in
+    benchmarks/agentx_scale.py) still gets the server's side, joined on X-Request-ID, with the
+    wall-clock offset that puts the stamps on its ``time.time_ns`` clock."""
+    import http.client
+    import json
+    import time
+
+    log = tmp_path / "timing.jsonl"
+
+    def post(port: int, request_id: str) -> bytes:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", "/v1/chat/completions", json.dumps(
+            {"model": "sim", "stream": True, "messages": [{"role": "user", "content": "hi"}]}),
+            {"Content-Type": "application/json", "X-Request-ID": request_id})
+        body = conn.getresponse().read()
+        conn.close()
+        return body
+
+    async def go() -> None:
+        server = SimServer(SimConfig(ttft_ms=2.0, itl_ms=0.5, output_tokens=3,
+                                     timing_log=str(log)))
+        port = await server.start()
+        try:
+            for rid in ("req-a", "req-b"):
+                body = await asyncio.to_thread(post, port, rid)
+                assert b"server_timing_ns" not in body  # (no usage event asked for)
+        finally:
+            await server.stop()
+
+    wall_before = time.time_ns()
+    asyncio.run(go())
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["x_request_id"] for r in rows] == ["req-a", "req-b"]
+    for r in rows:
+        assert r["body_first"] <= r["body_last"] <= r["head"] <= r["first_token"]
+        assert r["first_token"] - r["body_last"] >= 2_000_000  # the injected TTFT
+        wall = r["first_token"] + r["wall_minus_perf_ns"]
+        assert wall_before <= wall <= time.time_ns()
