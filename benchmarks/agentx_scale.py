@@ -115,6 +115,7 @@ def ours(records: Path) -> dict[str, Any]:
 def floor(rows_path: Path) -> dict[str, Any]:
     rows = [json.loads(line) for line in rows_path.read_text().splitlines() if line]
     share, later, late, ttft, server, from_send = [], [], [], [], [], []
+    body_kb = [r["bytes"] / 1000 for r in rows]
     for r in rows:
         s = r["server_timing_ns"]
         late.append((r["sent"] - r["due"]) / 1e6)
@@ -130,7 +131,7 @@ def floor(rows_path: Path) -> dict[str, Any]:
     return {"requests": len(rows), "client_share_ms": stats(share),
             "client_share_later_ms": stats(later), "server_ttft_ms": stats(server),
             "send_late_ms": stats(late), "ttft_ms": stats(ttft),
-            "share_from_send_ms": stats(from_send)}
+            "share_from_send_ms": stats(from_send), "body_kb": stats(body_kb)}
 
 
 def aiperf_point(aiperf: Path, traces: Path, lanes: int, trees: int, work: Path
@@ -255,7 +256,7 @@ def from_send_table(points: list[dict[str, Any]]) -> str:
             "| send lateness p99 ms: ours; AIPerf (credit → start) "
             "| TTFT p50 / p99 ms: ours; AIPerf | requests: ours; AIPerf (errors, unmatched) "
             "| CPU s: ours; AIPerf (tree) | peak RSS MB: ours; AIPerf (tree) | wall s: ours; "
-            "AIPerf |\n|" + "---|" * 10 + "\n")
+            "AIPerf | body kB mean: ours (= floor's); AIPerf |\n|" + "---|" * 11 + "\n")
     rows = []
     for p in points:
         o, f, a = p["ours"], p.get("floor") or {}, p.get("aiperf")
@@ -276,7 +277,8 @@ def from_send_table(points: list[dict[str, Any]]) -> str:
             f"| {o['requests']}; {a['requests']} ({a['errors']}, {a['unmatched']}) "
             f"| {fmt(op['cpu_s'])}; {fmt(ap['cpu_s'])} "
             f"| {fmt(op['peak_rss_mb'])}; {fmt(ap['peak_rss_mb'])} "
-            f"| {fmt(op['wall_s'])}; {fmt(ap['wall_s'])} |")
+            f"| {fmt(op['wall_s'])}; {fmt(ap['wall_s'])} "
+            f"| {fmt((f.get('body_kb') or {}).get('mean'))}; {fmt(a['body_kb']['mean'])} |")
     return head + "\n".join(rows) + "\n" if rows else ""
 
 

@@ -131,7 +131,8 @@ def shares(export: Path, timing_log: Path) -> dict[str, list[float]]:
             row = json.loads(line)
             server[row["x_request_id"]] = row
     out: dict[str, list[float]] = {k: [] for k in (
-        "client_share_ms", "share_from_send_ms", "send_late_ms", "ttft_ms", "server_ttft_ms")}
+        "client_share_ms", "share_from_send_ms", "send_late_ms", "ttft_ms", "server_ttft_ms",
+        "body_kb")}
     counts = {"requests": 0, "errors": 0, "unmatched": 0}
     for line in export.read_text().splitlines():
         if not line:
@@ -152,6 +153,7 @@ def shares(export: Path, timing_log: Path) -> dict[str, list[float]]:
         shift = s["wall_minus_perf_ns"]
         first_token = meta["request_start_ns"] + ttft
         server_ttft = s["first_token"] - s["body_last"]
+        out["body_kb"].append(s["body_bytes"] / 1000)
         out["ttft_ms"].append(ttft / 1e6)
         out["server_ttft_ms"].append(server_ttft / 1e6)
         out["share_from_send_ms"].append((ttft - server_ttft) / 1e6)

@@ -37,7 +37,8 @@ JSON Lines file. ``timestamps`` adds ``server_timing_ns`` to a streamed reply's 
 the reads that brought the request's first and last bytes (``body_first``, ``body_last``), of
 the reply's head write (``head``) and of its first token's write (``first_token``), so a
 client can tell its share of TTFT from the server's (docs/performance.md). ``timing_log``
-appends the same readings for every streamed reply, with the request's ``X-Request-ID`` and
+appends the same readings for every streamed reply, with the request's ``X-Request-ID``, its
+body's size (``body_bytes``) and
 ``wall_minus_perf_ns`` (``time.time_ns() - perf_counter_ns()`` read once at start), for a client
 that asks for no usage event or keeps wall-clock stamps (AIPerf).
 """
@@ -193,11 +194,12 @@ class SimServer:
             self.timing_log = open(config.timing_log, "a", encoding="utf-8", buffering=1)
         self.wall_minus_perf_ns = time.time_ns() - time.perf_counter_ns()
 
-    def log_timing(self, request_id: str | None, timing_ns: dict[str, int]) -> None:
+    def log_timing(self, request_id: str | None, timing_ns: dict[str, int],
+                   body_bytes: int) -> None:
         """One streamed reply's server timing on the timing log (``timing_log``)."""
         assert self.timing_log is not None
         self.timing_log.write(json.dumps(
-            {"x_request_id": request_id, **timing_ns,
+            {"x_request_id": request_id, **timing_ns, "body_bytes": body_bytes,
              "wall_minus_perf_ns": self.wall_minus_perf_ns}) + "\n")
 
     def prefix_hit(self, body: dict[str, Any]) -> tuple[int, int]:
@@ -466,7 +468,8 @@ class Reply:
                 event["server_timing_ns"] = self.timing_ns()
             tail += self._event(event)
         if self.s.timing_log is not None and self.req is not None:
-            self.s.log_timing(self.req.headers.get("x-request-id"), self.timing_ns())
+            self.s.log_timing(self.req.headers.get("x-request-id"), self.timing_ns(),
+                              len(self.req.body or b""))
         self._finish()
         out.append(tail + b"data: [DONE]\n\n")
         self.conn.chunks(out, end=True, head=self._take_head())

@@ -93,5 +93,7 @@ def test_the_timing_log_keeps_each_replys_stamps_under_its_request_id(tmp_path) 
     for r in rows:
         assert r["body_first"] <= r["body_last"] <= r["head"] <= r["first_token"]
         assert r["first_token"] - r["body_last"] >= 2_000_000  # the injected TTFT
+        assert r["body_bytes"] == len(json.dumps(
+            {"model": "sim", "stream": True, "messages": [{"role": "user", "content": "hi"}]}))
         wall = r["first_token"] + r["wall_minus_perf_ns"]
         assert wall_before <= wall <= time.time_ns()
