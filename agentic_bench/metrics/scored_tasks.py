@@ -21,7 +21,11 @@ slow), ``wrong`` (answered in time, scored wrong).
 
 With ``--trials K`` each task ran K times (records carry ``trial``): the block adds
 pass@k/pass^k (:mod:`~agentic_bench.metrics.pass_k`) and each task's session-latency spread
-across its trials.
+across its trials. Both use exactly each task's trials 0 … K − 1: a ``--duration`` run cycles
+on past trial K − 1 (its later sessions stay in ``scored``, ``accuracy`` and task goodput and
+are counted in ``extra_trials``), and a task with fewer than K scored trials among 0 … K − 1
+(the run ended first, or a session left no verdict) is left out of both and counted in
+``tasks_fewer_trials`` — so every task in pass@k/pass^k has the same K trials.
 """
 
 from __future__ import annotations
@@ -139,9 +143,26 @@ def _wilson(successes: int, total: int) -> list[float] | None:
     return None if bounds is None else [round(bounds[0], 4), round(bounds[1], 4)]
 
 
+def first_trials(outcomes: list[TaskOutcome],
+                 trials: int) -> tuple[dict[str, list[TaskOutcome]], int, int]:
+    """Each task's trials 0 … ``trials`` − 1 in trial order, for the tasks that have all of
+    them; how many tasks lack one (left out); how many outcomes are of a later trial."""
+    by_task: dict[str, dict[int, TaskOutcome]] = {}
+    for o in outcomes:
+        by_task.setdefault(o.task, {})
+        if o.trial < trials:
+            by_task[o.task][o.trial] = o
+    full = {task: [kept[t] for t in range(trials)] for task, kept in by_task.items()
+            if len(kept) == trials}
+    later = sum(o.trial >= trials for o in outcomes)
+    return full, len(by_task) - len(full), later
+
+
 def task_goodput_block(records: list[dict[str, Any]], slos: dict[str, float],
-                       duration_s: float) -> dict[str, Any] | None:
-    """The summary's ``tasks`` block (module doc); None when no session was scored."""
+                       duration_s: float, trials: int | None = None) -> dict[str, Any] | None:
+    """The summary's ``tasks`` block (module doc); None when no session was scored.
+    ``trials``: the run's ``--trials K`` (None: as many as the distinct trials in the
+    records)."""
     outcomes = list(task_outcomes(records, slos).values())
     if not outcomes:
         return None
@@ -161,14 +182,15 @@ def task_goodput_block(records: list[dict[str, Any]], slos: dict[str, float],
         "causes": {c: causes[c] for c in CAUSES if causes[c]},
         "slos": {k: v for k, v in slos.items() if k.endswith("_ms")},
     }
-    trials = {o.trial for o in outcomes}
-    if len(trials) > 1:
-        block["trials"] = len(trials)
-        by_task: dict[str, list[TaskOutcome]] = {}
-        for o in sorted(outcomes, key=lambda o: o.trial):
-            by_task.setdefault(o.task, []).append(o)
+    if trials is None:
+        trials = len({o.trial for o in outcomes})
+    if trials > 1:
+        by_task, fewer, later = first_trials(outcomes, trials)
+        block["trials"] = trials
+        block["tasks_fewer_trials"] = fewer
+        block["extra_trials"] = later
         pass_k = pass_k_block({t: [bool(o.correct) for o in v] for t, v in by_task.items()})
-        if pass_k is not None:  # the headline: k = the trials every task had
+        if pass_k is not None:  # the headline: k = K, the trials every task in it had
             top = pass_k["k"][str(pass_k["trials"])]
             block["pass_hat_k"], block["pass_at_k"] = top["pass_hat_k"], top["pass_at_k"]
             block["pass_k"] = pass_k
@@ -193,5 +215,5 @@ def _latency_spread(by_task: dict[str, list[TaskOutcome]]) -> dict[str, Any] | N
             "max_std_ms": round(max(stds), 3), "per_task": rows}
 
 
-__all__ = ["CAUSES", "VERDICT_FIELDS", "TaskOutcome", "task_goodput_block", "task_key",
-           "task_outcomes", "verdict_of"]
+__all__ = ["CAUSES", "VERDICT_FIELDS", "TaskOutcome", "first_trials", "task_goodput_block",
+           "task_key", "task_outcomes", "verdict_of"]

@@ -207,8 +207,10 @@ class ScoredTasks(Block):
     task_goodput_interval: list[float] | None = None
     causes: dict[str, int] = Field(default_factory=dict)
     slos: dict[str, Number] = Field(default_factory=dict)
-    trials: int | None = None
-    pass_hat_k: Number | None = None  # at k = the trials every task had
+    trials: int | None = None  # --trials K
+    tasks_fewer_trials: int | None = None  # tasks short of trials 0 … K − 1: not in pass_k
+    extra_trials: int | None = None  # scored sessions of trial K or later: not in pass_k
+    pass_hat_k: Number | None = None  # at k = K over the tasks with all K trials
     pass_at_k: Number | None = None
     pass_k: dict[str, Any] | None = None
     latency_across_trials: dict[str, Any] | None = None

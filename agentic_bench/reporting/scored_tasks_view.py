@@ -46,9 +46,16 @@ def task_lines(tasks: ScoredTasks | None) -> list[str]:
         f"{_rate_bounds(tasks.task_goodput_interval)} ({slo_words(tasks)})",
         f"            not counted: {causes_words(tasks)}",
     ]
+    if tasks.trials:
+        lines.append(f"Trials    : {tasks.trials} per task over "
+                     f"{(tasks.pass_k or {}).get('tasks', 0)} tasks (trials 0-{tasks.trials - 1}; "
+                     "95 % intervals: bootstrap over tasks)")
+        if tasks.tasks_fewer_trials is not None:  # summaries before the count lack it
+            lines.append(f"            tasks with < {tasks.trials} trials: "
+                         f"{tasks.tasks_fewer_trials} (left out of pass@k/pass^k)"
+                         + (f"; {tasks.extra_trials} sessions of trial {tasks.trials} or "
+                            "later scored, not in pass@k/pass^k" if tasks.extra_trials else ""))
     if tasks.trials and tasks.pass_k:
-        lines.append(f"Trials    : {tasks.trials} per task over {tasks.pass_k.get('tasks')} "
-                     "tasks (95 % intervals: bootstrap over tasks)")
         lines += [f"            k={n}: pass@k {_pct(row['pass_at_k'])}"
                   f"{_pct_bounds(row['pass_at_k_interval'])}, pass^k {_pct(row['pass_hat_k'])}"
                   f"{_pct_bounds(row['pass_hat_k_interval'])}"
@@ -83,6 +90,9 @@ def tasks_section(tasks: ScoredTasks | None) -> str:
                  _pct(r["pass_hat_k"]) + _pct_bounds(r["pass_hat_k_interval"])]
                 for n, r in (tasks.pass_k.get("k") or {}).items()]
         body += (f"<h3>{esc(str(tasks.trials))} trials per task</h3>"
+                 + (f"<p>tasks with &lt; {esc(str(tasks.trials))} trials: "
+                    f"{esc(str(tasks.tasks_fewer_trials))} (left out of pass@k/pass^k)</p>"
+                    if tasks.tasks_fewer_trials is not None else "")
                  + table(["k", "pass@k [95 %]", "pass^k [95 %]"], rows, "table-pass-k"))
     return section("section-tasks", "Task goodput", body)
 

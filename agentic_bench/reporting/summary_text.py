@@ -172,6 +172,10 @@ def _accuracy_lines(acc: dict[str, Any]) -> list[str]:
                      f"{_fmt(rep.get('normalized_single_turn_score'))} %; "
                      f"{acc.get('completed')}/{acc['planned']} planned samples completed "
                      "(the rest score 0)")
+    if acc.get("scored_trial") is not None:  # --trials K: each sample once, as MLPerf does
+        lines.append(f"            scored: trial {acc['scored_trial']} of each sample; "
+                     f"{acc.get('other_trials')} sample records of other trials are in Tasks "
+                     "only")
     inline = acc.get("inline")
     if inline:
         t = inline["turns"]

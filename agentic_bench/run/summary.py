@@ -160,7 +160,9 @@ def write_outputs(facts: RunFacts, tally: RunTally, records: list[dict[str, Any]
         from agentic_bench.metrics.scored_tasks import task_goodput_block
         from agentic_bench.metrics.summary_model import ScoredTasks
 
-        block = task_goodput_block(records, facts.slos, float(typed.duration_s))
+        trials = workload.info.get("trials")  # --trials K: pass^k over trials 0 … K − 1
+        block = task_goodput_block(records, facts.slos, float(typed.duration_s),
+                                   int(trials) if trials else 1)
         if block is not None:
             typed.tasks = ScoredTasks.model_validate(block)
     summary = typed.to_dict()  # summary.json's dictionary: what artifacts and reporters take

@@ -7,7 +7,8 @@ sessions (under ``--duration`` it cycles on: trial = index div n). Every record 
 carries ``trial``, and every chat request of trial ``t`` is sent with ``seed = seed + t`` in its
 body (the benchmark's other sampling settings as configured), so a trial differs from the next
 only by its seed, and a rerun repeats them all.
-The summary's ``tasks`` block then adds pass@k / pass^k (metrics/scored_tasks.py).
+The summary's ``tasks`` block then adds pass@k / pass^k (metrics/scored_tasks.py), over each
+task's trials 0 … K − 1 only (what a ``--duration`` run cycles on to is counted apart).
 """
 
 from __future__ import annotations

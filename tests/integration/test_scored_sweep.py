@@ -45,3 +45,32 @@ def test_scored_sweep_with_trials_records_accuracy_per_load_point(sim_factory: A
     for anchor in ('id="sweep-accuracy"', 'id="plot-sweep-accuracy"',
                    'id="plot-sweep-task-goodput"', 'id="table-sweep-accuracy"', "pass^3"):
         assert anchor in page, anchor
+
+
+def test_trials_under_a_duration_keep_pass_k_and_the_accuracy_block_exact(
+        sim_factory: Any, cli: Any, tmp_path: Path) -> None:
+    """``--trials 3 --duration 4`` cycles on past trial 2. pass^k must stay over trials 0-2 of
+    every task (the later sessions counted apart), and agentic-edge's accuracy block must
+    score each sample once, its trial 0, saying so."""
+    pytest.importorskip("bfcl_eval")
+    sim = sim_factory("--ttft-ms", "5", "--itl-ms", "1", "--output-tokens", "8")
+    out = tmp_path / "run"
+    res = cli("run", "agentic-edge", "--quick", "--samples", "12", "--trials", "3",
+              "--scenario", "concurrency", "--concurrency", "4", "--duration", "4",
+              "--endpoint", sim.url, "--out", str(out), "--quiet")
+    assert res.returncode in (0, 3), res.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    samples = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    samples = [r for r in samples if r.get("type") == "sample"]
+    assert max(r["trial"] for r in samples) >= 3  # it cycled on (else nothing is shown)
+    tasks = summary["tasks"]
+    assert tasks["trials"] == 3
+    assert {r["n"] for r in tasks["pass_k"]["per_task"].values()} == {3}
+    assert sorted(tasks["pass_k"]["k"]) == ["1", "2", "3"]
+    assert tasks["extra_trials"] == sum(r["trial"] >= 3 for r in samples)
+    assert tasks["pass_k"]["tasks"] + tasks["tasks_fewer_trials"] == 12
+    acc = summary["accuracy"]
+    assert acc["scored_trial"] == 0 and acc["planned"] == 12
+    assert acc["other_trials"] == sum(r["trial"] != 0 for r in samples)
+    text = (out / "summary.txt").read_text()
+    assert "tasks with < 3 trials:" in text and "trial 0 of each" in text

@@ -274,8 +274,9 @@ def bfcl_entry(acc: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, 
              "response_counts": {"issued": issued, "scored": acc.get("answered", completed),
                                  "empty": completed - acc.get("answered", completed),
                                  "missing": issued - completed}}
-    sample_sessions = {r["session_id"] for r in records
-                       if r.get("type") == "sample" and r.get("category") != "multi_turn"}
+    sample_sessions = {r["session_id"] for r in records  # the trial the block scored
+                       if r.get("type") == "sample" and r.get("category") != "multi_turn"
+                       and r.get("trial", 0) == acc.get("scored_trial", 0)}
     osl = series(r["output_tokens"] for r in _steps(records, "accuracy")
                  if r.get("session_id") in sample_sessions and r.get("status") == "ok"
                  and r.get("output_tokens"))

@@ -5,6 +5,12 @@ with no answer (an error, an interrupt, a duration cap) counts 0 under its subse
 scorer does (mlcommons/endpoints ea332753 ``evaluation/bfcl_v4_scorer.py`` 330-350). The block
 reports ``planned`` and ``completed`` (answered) and, when asked, the accuracy gate rows
 (:mod:`~agentic_bench.tasks.agentic_edge.gates`).
+
+The block scores each sample once, as MLPerf's scorer and gate do. With ``--trials K`` that is
+the sample's **trial 0** (seed ``--seed``), whatever order the trials finished in; a sample
+whose trial 0 left no record counts as not answered. Every trial is in the summary's ``tasks``
+block (:mod:`~agentic_bench.metrics.scored_tasks`); this block says ``scored_trial`` 0 and how
+many later-trial sample records it left out (``other_trials``).
 """
 
 from __future__ import annotations
@@ -16,12 +22,21 @@ from typing import Any
 from agentic_bench.tasks.agentic_edge.aggregation import aggregate
 from agentic_bench.tasks.agentic_edge.gates import gate_rows, reported
 
+SCORED_TRIAL = 0  # --trials K: the trial this block scores (module doc)
+
+
+def _scored_samples(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sample records of the scored trial (records without ``trial``: a run of one)."""
+    return [r for r in records
+            if r.get("type") == "sample" and r.get("trial", SCORED_TRIAL) == SCORED_TRIAL]
+
 
 def _single_turn(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Sample id → its last sample record (a resumed, retried session replaces the first)."""
+    """Sample id → its last sample record of the scored trial (a resumed, retried session
+    replaces the first)."""
     out: dict[str, dict[str, Any]] = {}
-    for r in records:
-        if r.get("type") == "sample" and r.get("category") != "multi_turn":
+    for r in _scored_samples(records):
+        if r.get("category") != "multi_turn":
             out[r["sample_id"]] = r
     return out
 
@@ -46,12 +61,18 @@ def edge_accuracy(records: list[dict[str, Any]], tool_mode: str, target: float |
     (missing ones score 0); ``gated``: add the accuracy gate rows (``target`` overrides the
     MLPerf thresholds)."""
     samples = _single_turn(records)
-    multi = [r for r in records if r.get("type") == "sample" and r.get("category") == "multi_turn"]
+    multi = [r for r in _scored_samples(records) if r.get("category") == "multi_turn"]
     planned = dict(planned or {})
     if not samples and not multi and not planned:
         return None
     out: dict[str, Any] = {"metric": "bfcl overall (mean over samples)", "tool_mode": tool_mode,
                            "target": target}
+    other = sum(1 for r in records if r.get("type") == "sample"
+                and r.get("trial", SCORED_TRIAL) != SCORED_TRIAL)
+    if other:  # --trials K: each sample once, its trial 0; every trial is in `tasks`
+        out["metric"] = "bfcl overall (mean over samples, trial 0 of each)"
+        out["scored_trial"] = SCORED_TRIAL
+        out["other_trials"] = other
     if samples or planned:
         pairs = [(r["subset"], bool(r["bfcl_valid"])) for r in samples.values()]
         never = [sid for sid in planned if sid not in samples]
@@ -82,7 +103,8 @@ def edge_accuracy(records: list[dict[str, Any]], tool_mode: str, target: float |
                         for k, v in sorted(by.items())},
         }
         if not samples and not planned:
-            out["metric"] = "bfcl multi-turn accuracy"
+            out["metric"] = "bfcl multi-turn accuracy" + (" (trial 0 of each sample)"
+                                                           if other else "")
             out["headline"] = out["multi_turn"]["accuracy"]
     return out
 

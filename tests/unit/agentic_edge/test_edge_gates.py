@@ -159,3 +159,31 @@ def test_rescore_counts_planned_samples_that_never_ran_from_the_earlier_block() 
     assert again is not None
     assert (again["overall"], again["planned"], again["completed"]) == (0.6, 10, 6)
     assert [g["name"] for g in again["gates"]] == [g["name"] for g in first["gates"]]
+
+
+def test_with_trials_the_block_scores_trial_0_of_each_sample_whatever_finished_last() -> None:
+    """--trials 2: trial 0 right, trial 1 wrong. The block (and MLPerf's gate) scores each
+    sample once — its trial 0 — in either completion order; before, the last record won."""
+    first = [{**r, "trial": 0} for r in _records([("a", "simple_python", True, True),
+                                                  ("b", "simple_python", True, True)])]
+    second = [{**r, "trial": 1} for r in _records([("a", "simple_python", False, True),
+                                                   ("b", "simple_python", False, True)])]
+    multi = [{"type": "sample", "sample_id": "m", "subset": "multi_turn_base",
+              "category": "multi_turn", "bfcl_valid": t == 0, "trial": t} for t in (0, 1)]
+    planned = {"a": "simple_python", "b": "simple_python"}
+    for records in (first + second + multi, second + first + multi[::-1]):
+        acc = edge_accuracy(records, "native", None, planned, gated=True)
+        assert acc is not None
+        assert acc["overall"] == 1.0 and acc["planned"] == acc["completed"] == 2
+        assert acc["scored_trial"] == 0 and acc["other_trials"] == 3
+        assert "trial 0 of each" in acc["metric"]
+        assert acc["multi_turn"]["total"] == 1 and acc["multi_turn"]["accuracy"] == 1.0
+    # a sample whose trial 0 left no record is unanswered, not replaced by its trial 1
+    acc = edge_accuracy([first[0], *second], "native", None, planned)
+    assert acc is not None and acc["overall"] == 0.5 and acc["never_issued"] == 1
+
+
+def test_without_trials_the_block_says_nothing_of_them() -> None:
+    acc = edge_accuracy(_records([("a", "simple_python", True, True)]), "native", None)
+    assert acc is not None and "scored_trial" not in acc
+    assert acc["metric"] == "bfcl overall (mean over samples)"

@@ -10,6 +10,7 @@ import pytest
 from agentic_bench.metrics.pass_k import pass_at_k, pass_hat_k, pass_k_block
 from agentic_bench.metrics.scored_tasks import task_goodput_block, verdict_of
 from agentic_bench.metrics.summary_model import Summary
+from agentic_bench.reporting.scored_tasks_view import task_lines
 
 
 def test_pass_at_k_and_pass_hat_k_worked_by_hand() -> None:
@@ -107,3 +108,29 @@ def test_trials_add_pass_k_and_latency_spread_and_the_summary_reads_them_typed()
     assert summary.tasks is not None and summary.tasks.pass_hat() == 0.5
     assert summary.tasks.correct_within_slo == 3
     assert Summary.from_json(summary.to_json()).to_dict() == summary.to_dict()
+
+
+def test_pass_k_uses_each_tasks_first_k_trials_and_counts_the_tasks_short_of_them() -> None:
+    # --trials 2 under --duration: the run cycled on, so task a got a third trial (trial 2,
+    # wrong) and task c only its trial 0. pass^2 must be over a and b, trials 0 and 1 each:
+    # a 2/2 -> 1, b 1/2 -> 0; mean 0.5 (counting a's trial 2 would make a 2/3 -> pass^2 1/3).
+    records = [*_session("a#0", correct=True, trial=0), *_session("b#1", correct=True, trial=0),
+               *_session("c#2", correct=True, trial=0), *_session("a#3", correct=True, trial=1),
+               *_session("b#4", correct=False, trial=1), *_session("a#6", correct=False, trial=2)]
+    block = task_goodput_block(records, {}, 1.0, trials=2)
+    assert block is not None and block["trials"] == 2
+    assert block["tasks_fewer_trials"] == 1 and block["extra_trials"] == 1
+    assert block["pass_k"]["tasks"] == 2 and sorted(block["pass_k"]["per_task"]) == ["a", "b"]
+    assert {t: r["n"] for t, r in block["pass_k"]["per_task"].items()} == {"a": 2, "b": 2}
+    assert block["pass_hat_k"] == 0.5 and block["pass_at_k"] == 1.0
+    assert block["scored"] == 6  # every trial stays in the task counts
+    lines = "\n".join(task_lines(Summary.of({"benchmark": "x", "tasks": block}).tasks))
+    assert "tasks with < 2 trials: 1 (left out of pass@k/pass^k)" in lines
+    assert "1 sessions of trial 2 or later scored" in lines
+
+
+def test_no_task_with_all_k_trials_gives_no_pass_k_but_says_how_many_fell_short() -> None:
+    records = [*_session("a#0", correct=True, trial=0), *_session("b#1", correct=True, trial=0)]
+    block = task_goodput_block(records, {}, 1.0, trials=3)
+    assert block is not None and block["trials"] == 3 and block["tasks_fewer_trials"] == 2
+    assert "pass_k" not in block and "pass_hat_k" not in block
