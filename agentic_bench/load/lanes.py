@@ -23,10 +23,11 @@ Before the measured phase's clock starts, each lane's first tree's first request
 floor client builds its bodies before its clock (``write_ahead``, set where the executor is
 the trace replayer's): the trees and bodies are those of a run without it, the request is
 recorded ``prompt_ahead``. A later tree is drawn ahead when a lane starts a tree, in the same
-order, and its first request's blocks written meanwhile (:mod:`agentic_bench.load.next_trees`;
-not with wrap over fewer than twice as many trees as lanes); its messages and body are written
-when it is due (``prompt_late`` when they were ready after it), as which lane sends it is known
-only when a tree ends. A tree drawn ahead that cannot be read is recorded when it is drawn.
+order, and its first request written meanwhile (:mod:`agentic_bench.load.next_trees`; not
+with wrap over fewer than twice as many trees as lanes), with a placeholder where the
+cache-bust marker goes, as which lane sends it is known only when a tree ends: the lane that
+takes it puts its marker there. A tree drawn ahead that cannot be read is recorded when it is
+drawn.
 
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
 :mod:`agentic_bench.load.lane_shards`) a runner holds a ``share=(k, N)``: lanes ``l`` with
@@ -63,7 +64,7 @@ from agentic_bench.load.next_trees import NextTrees
 from agentic_bench.load.scheduler import RunStats, settle
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
-from agentic_bench.synthesis.marker import cache_bust_marker
+from agentic_bench.synthesis.marker import MARKER_PLACEHOLDER, cache_bust_marker
 from agentic_bench.trace.conversations import timed
 from agentic_bench.trace.model import Session
 from agentic_bench.trace.trajectory import draw_start_s, plan
@@ -333,7 +334,9 @@ class LaneRunner:
             if self.write_ahead and (not spec.allow_wrap or self.source.size >= 2 * spec.lanes):
                 # (with wrap and few trees one tree could be drawn again while drawn ahead,
                 # and its recycle pass, read when its ticket is made, would move)
-                self._next_trees = NextTrees(self._next_tree, self.execute, self.measured_over)
+                self._next_trees = NextTrees(
+                    self._next_tree, self.execute, self.measured_over,
+                    MARKER_PLACEHOLDER if spec.cache_bust else None)
             await self._measured(firsts)
             await self._discard_ahead()
         finally:

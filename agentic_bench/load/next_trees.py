@@ -3,15 +3,18 @@
 A lane draws its next tree when its tree ends, and that tree's first request has no wait
 before it to be written in. :class:`NextTrees` draws one tree ahead each time a lane starts
 a tree, in the runner's own draw order, and has the trace replayer write that tree's first
-request's blocks meanwhile (the executor's ``ahead`` ticket with ``ahead_blocks``), at the
+request meanwhile (the executor's ``ahead`` ticket with ``ahead_blocks``), at the
 :class:`~agentic_bench.replay.prompt_desk.PromptDesk`'s last place: every request due sooner
-writes first. Which lane sends a tree drawn ahead is known only when a tree ends, so only the
-blocks are written ahead (they do not depend on the lane; the cache-bust marker does), and the
-messages, body and bytes are written when the request is due (``prompt_late`` as before when
-they were ready after it). The first lane whose tree ends takes the earliest tree drawn, as it
-would have drawn it then: every lane draws the same trees as without it. One tree per lane is
+writes first. Which lane sends a tree drawn ahead is known only when a tree ends, and the
+cache-bust marker depends on it, so the request is written with
+:data:`~agentic_bench.synthesis.marker.MARKER_PLACEHOLDER` in the marker's place
+(``placeholder``, when the run busts caches), and the lane that takes it puts its marker there,
+in the messages and the encoded bytes (replay/prompt_ahead.py ``BuiltPrompt.with_marker``).
+The first lane whose tree ends takes the earliest tree drawn, as it would have drawn it then:
+every lane draws the same trees, and sends the same bytes, as without it. One tree per lane is
 held at most; a tree still being written when taken stops there (its blocks written so far
-kept), and one never taken is handed back at the run's end (:meth:`NextTrees.discard`).
+kept, its body then written when due: ``prompt_late`` when ready after it), and one never
+taken is handed back at the run's end (:meth:`NextTrees.discard`).
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ class NextTrees:
     """One tree drawn ahead per lane that starts a tree, taken in draw order (module text)."""
 
     def __init__(self, draw: Callable[[int], Awaitable[Drawn]], execute: Execute,
-                 stop: asyncio.Event) -> None:
+                 stop: asyncio.Event, placeholder: str | None = None) -> None:
         self._draw = draw
         self._execute = execute
         self._stop = stop  # the measured phase is over: nothing more is written
+        self._placeholder = placeholder  # where the taking lane's marker goes (None: none)
         self._queue: deque[DrawnAhead] = deque()
 
     def draw_ahead(self, lane: int) -> None:
@@ -63,7 +67,8 @@ class NextTrees:
         if drawn is None:
             return
         index, session = drawn
-        entry.start = LaneStart(lane=lane, ahead=True, ahead_blocks=True)
+        entry.start = LaneStart(lane=lane, ahead=True, ahead_blocks=True,
+                                marker=self._placeholder)
         entry.writing = asyncio.ensure_future(self._execute(
             SessionTicket(index, session, perf_counter_ns(), worker=lane, lane=entry.start)))
 

@@ -111,6 +111,8 @@ class TreeReplayer(SessionReplayer):
                 lane.written = None  # taken: the tree goes on from its written state
                 tree, first = written.tree, written.built
                 tree.lane, tree.anchor_ns = lane, ticket.scheduled_ns
+                if first is not None and written.placeholder is not None:
+                    first = first.with_marker(written.placeholder, lane.marker)
                 body = first.body if first is not None else None
                 if isinstance(body, PreparedBody) and body.context == ticket.request_context:
                     body.context = ticket.request_context  # (the ahead ticket's equal copy)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 
 DIGEST_CHARS = 12
+# written in the marker's place when the lane, and so the marker, is not known yet (a tree drawn
+# ahead: load/next_trees.py); as long as a marker, and needing no escape in JSON
+MARKER_PLACEHOLDER = "[rid:" + "~" * DIGEST_CHARS + "]\n\n"
 
 
 def cache_bust_marker(run_id: str, recycle_pass: int, lane: int, tree_id: str) -> str:
@@ -19,4 +22,4 @@ def cache_bust_marker(run_id: str, recycle_pass: int, lane: int, tree_id: str) -
     return f"[rid:{digest[:DIGEST_CHARS]}]\n\n"
 
 
-__all__ = ["DIGEST_CHARS", "cache_bust_marker"]
+__all__ = ["DIGEST_CHARS", "MARKER_PLACEHOLDER", "cache_bust_marker"]

@@ -1,9 +1,9 @@
 """#46 item 2: each lane's first tree's first request is written before the measured phase's
 clock starts (load/lanes.py ``write_ahead``, replay/prompt_ahead.py ``write_first``), and a
-later tree is drawn ahead with its first request's blocks written meanwhile
-(load/next_trees.py). The trees each lane gets and every request body are those of a run
-without it; a first request written ahead is recorded ``prompt_ahead`` and not late; a later
-tree's first request has its body written when due."""
+later tree is drawn ahead with its first request written meanwhile, a placeholder where the
+taking lane's cache-bust marker goes (load/next_trees.py). The trees each lane gets and every
+request's bytes are those of a run without it; a first request written ahead is recorded
+``prompt_ahead`` and not late; the placeholder never goes out."""
 
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ from agentic_bench.contracts import SessionOutcome, SessionSource, SessionTicket
 from agentic_bench.load.lanes import LaneRunner
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.options.replay import ReplayOptions, SynthesisOptions, ThinkPolicy
-from agentic_bench.replay.prompt_ahead import WrittenFirst
+from agentic_bench.replay.prompt_ahead import BuiltPrompt, WrittenFirst
 from agentic_bench.replay.trace_replayer import TraceReplayer
 from agentic_bench.replay.tree import Synthesis
+from agentic_bench.synthesis.marker import MARKER_PLACEHOLDER
 from agentic_bench.synthesis.vocabulary import word_list
 from agentic_bench.trace.model import LlmStep, Session
 from agentic_bench.trace.weka.convert import weka_session
 from agentic_bench.trace.weka.model import WekaTrace
+from agentic_bench.transport.prepared import PreparedBody
 from agentic_bench.transport.request import RequestContext
 from tests.unit.replay.test_prompt_ahead import CapturingClient
 
@@ -78,15 +80,15 @@ def test_the_hook_changes_neither_the_trees_each_lane_gets_nor_the_bodies() -> N
     assert all(r["status"] == "ok" for r in requests(on))
 
 
-def test_a_lanes_first_request_is_written_ahead_and_a_later_trees_when_due() -> None:
-    records, _ = run_lanes(True)
+def test_every_trees_first_request_is_written_ahead_and_not_late() -> None:
+    records, sent = run_lanes(True)
     firsts = {r["session_id"]: r for r in requests(records) if r["request_index"] == 0}
-    assert len(firsts) == 3
-    for sid, rec in firsts.items():
-        drawn_first = not sid.endswith("#2")  # trees 0 and 1 are the lanes' first trees
-        assert rec["prompt_ahead"] is drawn_first
-        if drawn_first:
-            assert "prompt_late" not in rec and rec["prompt_build_ms"] > 0
+    assert len(firsts) == 3  # trees 0 and 1 are the lanes' first trees, tree 2 drawn ahead
+    for rec in firsts.values():
+        assert rec["prompt_ahead"] is True
+        assert "prompt_late" not in rec and rec["prompt_build_ms"] > 0
+    assert not any(MARKER_PLACEHOLDER.rstrip("\n").encode() in payload for payload in sent)
+    assert sum(b"[rid:" in payload for payload in sent) == 9  # every request bears a marker
 
 
 def test_without_the_hook_every_first_request_is_written_when_due() -> None:
@@ -126,7 +128,42 @@ def test_a_later_trees_blocks_are_written_ahead_and_its_body_when_due() -> None:
     assert left == [(2, 0)]
     later = [r for r in requests(records)
              if r["session_id"].endswith("#2") and r["request_index"] == 0]
-    assert len(later) == 1 and later[0]["prompt_ahead"] is False  # its body: when due
+    assert len(later) == 1 and later[0]["prompt_ahead"] is True  # its body too
+    assert "prompt_late" not in later[0]
+
+
+def test_without_cache_bust_a_later_tree_goes_as_written_with_no_marker() -> None:
+    """No marker to put in: the body written ahead is the body sent, byte for byte as a run
+    without the hook sends it."""
+    def run(write_ahead: bool) -> tuple[list[dict[str, Any]], list[tuple[bytes, bool]]]:
+        records: list[dict[str, Any]] = []
+        client = CapturingClient()
+        synthesis = Synthesis(SynthesisOptions(), words=word_list())
+        options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+        replayer = TraceReplayer(client, records.append, options, 0, synthesis)
+        runner = LaneRunner(LaneSpec(lanes=2, cache_bust=False),
+                            SessionSource(len(TREES), TREES.__getitem__), replayer.run,
+                            records.append, run_id="fixed", write_ahead=write_ahead)
+        asyncio.run(runner.run())
+        return records, client.sent
+
+    on, sent_on = run(True)
+    _, sent_off = run(False)
+    assert sorted(p for p, _ in sent_on) == sorted(p for p, _ in sent_off)
+    assert not any(b"[rid:" in p for p, _ in sent_on) and all(pre for _, pre in sent_on)
+    assert all(r["prompt_ahead"] for r in requests(on) if r["request_index"] == 0)
+
+
+def test_a_marker_of_another_length_is_put_in_the_messages_and_encoded_at_the_send() -> None:
+    built = BuiltPrompt(0, 0, PreparedBody(
+        {"model": "m", "messages": [{"role": "system", "content": "tools"},
+                                    {"role": "user", "content": MARKER_PLACEHOLDER + "hello"}]},
+        b"(stale bytes)", object(), RequestContext()), {}, 5, 10, True)
+    swapped = built.with_marker(MARKER_PLACEHOLDER, None)  # (no marker: cache bust off)
+    assert not isinstance(swapped.body, PreparedBody)  # its bytes: encoded at the send
+    assert swapped.body["messages"][1]["content"] == "hello"
+    assert built.body["messages"][1]["content"] == MARKER_PLACEHOLDER + "hello"  # a copy
+    assert swapped.build_ns >= built.build_ns
 
 
 def test_trees_drawn_ahead_and_never_run_are_not_counted() -> None:
