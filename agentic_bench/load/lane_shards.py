@@ -144,12 +144,13 @@ def start_spread_ms(records: list[dict[str, Any]]) -> float | None:
 def merged_lanes_record(spec: LaneSpec, records: list[dict[str, Any]],
                         stop_reason: str) -> dict[str, Any]:
     """The run's one ``lanes`` record from its workers' (the keys of a one-process run's, and
-    ``workers``, ``measured_start_spread_ms`` and each worker's part): counts summed, the
-    measured phase the longest worker's, occupancy the lane-time held over the lane-time
-    measured, the warm-up the longest, idle jumps summed and the skipped time the most any
-    worker skipped (the idle-gap cap applies per worker: idle means idle in that worker); the
-    per-tree cap's jumps and skipped time summed (a tree lives in one worker); the measured
-    phase's start the earliest worker's."""
+    ``workers``, ``measured_start_spread_ms`` and each worker's part, with where it ran: host
+    name and pid, and a Ray actor's ``ray_node_id``): counts summed, the measured phase the
+    longest worker's, occupancy the lane-time held over the lane-time measured, the warm-up
+    the longest, idle jumps summed and the skipped time the most any worker skipped (the
+    idle-gap cap applies per worker: idle means idle in that worker); the per-tree cap's jumps
+    and skipped time summed (a tree lives in one worker); the measured phase's start the
+    earliest worker's."""
     lane_time = sum(r["measured_s"] * r["lanes_owned"] for r in records)
     first = records[0] if records else {}
     return {
@@ -169,7 +170,8 @@ def merged_lanes_record(spec: LaneSpec, records: list[dict[str, Any]],
         "workers": len(records), "measured_start_spread_ms": start_spread_ms(records),
         "per_worker": [{k: r.get(k) for k in (
             "worker", "lanes_owned", "trees_started", "trees_completed", "occupancy",
-            "warmup_s", "measured_s", "measured_start_wall_ns", "stop_reason")}
+            "warmup_s", "measured_s", "measured_start_wall_ns", "stop_reason", "host", "pid")}
+            | ({"ray_node_id": r["ray_node_id"]} if "ray_node_id" in r else {})
             for r in records],
     }
 

@@ -82,7 +82,10 @@ class ShardActor:
         from agentic_bench.load.shard_worker import run_shard
 
         self.tail = RecordTail(Path(spec.records_path), spec.shard)
-        return await run_shard(spec, self.stop, self.gate if gated else None)
+        report = await run_shard(spec, self.stop, self.gate if gated else None)
+        node = {"ray_node_id": _node_id()}
+        return {**report, **node, **({"lanes": {**report["lanes"], **node}}
+                                     if "lanes" in report else {})}
 
     async def arrived(self) -> int:
         """Whether this actor's lanes have reached the gate (1) or not (0)."""
@@ -102,6 +105,37 @@ class ShardActor:
 
     async def request_stop(self) -> None:
         self.stop.set()
+
+
+def _node_id() -> str:
+    """The id of the Ray node this actor runs on (hex)."""
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def nodes_for_actors(nodes: list[str], actors: int, per_node: int) -> list[str]:
+    """The node of each of ``actors`` actors, in turn over ``nodes`` (``--workers-per-node``:
+    no node gets more than ``per_node``; refused when the nodes cannot hold them all)."""
+    if actors > per_node * len(nodes):
+        raise ConfigError(f"--workers {actors} --workers-per-node {per_node}: the Ray cluster "
+                          f"has {len(nodes)} node(s) with a CPU, room for "
+                          f"{per_node * len(nodes)} workers")
+    return [nodes[k % len(nodes)] for k in range(actors)]
+
+
+def _placements(ray: Any, actors: int, per_node: int | None) -> list[Any]:
+    """How each actor is scheduled: SPREAD over the cluster's nodes (Ray's default packs
+    actors on the driver's node until half its CPUs are taken: two workers on two 8-CPU nodes
+    both went to one), or, with ``per_node``, pinned to nodes in turn."""
+    if not per_node:
+        return ["SPREAD"] * actors
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = [n["NodeID"] for n in ray.nodes()
+             if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
+    return [NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+            for node in nodes_for_actors(nodes, actors, per_node)]
 
 
 def _actor_class() -> Any:
@@ -133,10 +167,8 @@ async def run_ray(specs: list[ShardSpec], on_records: Callable[[list[dict[str, A
     if not ray.is_initialized():
         _connect(ray, address)
     actor_cls = _actor_class()
-    options: dict[str, Any] = {"max_concurrency": 4}
-    if per_node:
-        options["scheduling_strategy"] = "SPREAD"
-    actors = [actor_cls.options(**options).remote() for _ in specs]
+    actors = [actor_cls.options(max_concurrency=4, scheduling_strategy=where).remote()
+              for where in _placements(ray, len(specs), per_node)]
     runs = [a.run.remote(s, gated) for a, s in zip(actors, specs, strict=True)]
     pending = list(runs)
     stopped = False

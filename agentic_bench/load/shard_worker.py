@@ -63,6 +63,12 @@ def build_from_recipe(recipe: tuple[Any, ...]) -> Workload:
     return workload
 
 
+def worker_place() -> dict[str, Any]:
+    """Where this worker runs: its machine's host name and its process id (a Ray actor adds
+    its node's id, :mod:`agentic_bench.load.ray_executor`)."""
+    return {"host": os.uname().nodename, "pid": os.getpid()}
+
+
 async def run_shard(spec: ShardSpec, stop: Any = None, gate: Any = None) -> dict[str, Any]:
     """Run one shard; ``stop`` is anything with ``is_set()`` polled for an interrupt; ``gate``
     (lanes) anything with ``arrive()`` and ``opens_at()`` (:func:`~agentic_bench.load.
@@ -117,9 +123,11 @@ async def run_shard(spec: ShardSpec, stop: Any = None, gate: Any = None) -> dict
         await ctx.close_extras()
         await client.aclose()
     lag = lags.describe()
-    lanes = ({"lanes": shard_lanes_record(runner)} if isinstance(runner, LaneRunner) else {})
+    place = worker_place()
+    lanes = ({"lanes": {**shard_lanes_record(runner), **place}}
+             if isinstance(runner, LaneRunner) else {})
     return {
-        "shard": spec.shard, "pid": os.getpid(), "host": os.uname().nodename,
+        "shard": spec.shard, **place,
         "issued": stats.issued, "completed": stats.completed, "cancelled": stats.cancelled,
         "requests": counts["requests"], "errors": counts["errors"],
         "schedule_lag_ms": {"p50": lag["p50"], "p99": lag["p99"], "max": lag["max"]},

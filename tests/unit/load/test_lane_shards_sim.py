@@ -2,7 +2,9 @@
 local``) send, on the simulator, the same requests and run the same trees as one process (the
 multiset of request bodies, cache-bust markers taken out, and of (tree index, tree id)); the
 summary says how many workers ran the lanes and how far apart their measured phases began.
-The Ray run takes about 25 s here (a local Ray starting), so it stays in the unit suite."""
+On a two-node Ray cluster (two raylets on this host, ``ray.cluster_utils.Cluster``) the two
+actors run on the two nodes. The Ray run takes about 25 s here (a local Ray starting), so it
+stays in the unit suite."""
 
 from __future__ import annotations
 
@@ -72,6 +74,13 @@ def one_process(corpus: Path, sim: tuple[Sim, Path],
     return replay(corpus, sim, tmp_path_factory.mktemp("one") / "run")
 
 
+def per_worker(out: Path) -> list[dict[str, Any]]:
+    """The ``per_worker`` rows of a run's merged ``lanes`` record (where each worker ran)."""
+    records = (json.loads(x) for x in (out / "records.jsonl").read_text().splitlines())
+    rows: list[dict[str, Any]] = next(r for r in records if r["type"] == "lanes")["per_worker"]
+    return rows
+
+
 def check_same_as_one_process(
         run: tuple[Counter[str], Counter[tuple[int, str]], dict[str, Any]],
         one: tuple[Counter[str], Counter[tuple[int, str]], dict[str, Any]]) -> dict[str, Any]:
@@ -97,6 +106,9 @@ def test_two_worker_processes_send_what_one_process_sends(
         corpus: Path, sim: tuple[Sim, Path], one_process: Any, tmp_path: Path) -> None:
     check_same_as_one_process(replay(corpus, sim, tmp_path / "w", "--workers", "2"),
                               one_process)
+    where = per_worker(tmp_path / "w")
+    assert len({p["pid"] for p in where}) == 2 and all(p["host"] for p in where)
+    assert all("ray_node_id" not in p for p in where)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None,
@@ -105,6 +117,31 @@ def test_two_ray_actors_on_a_local_ray_send_what_one_process_sends(
         corpus: Path, sim: tuple[Sim, Path], one_process: Any, tmp_path: Path) -> None:
     check_same_as_one_process(replay(corpus, sim, tmp_path / "r", "--workers", "2",
                                      "--ray-address", "local"), one_process)
+    assert len({p["ray_node_id"] for p in per_worker(tmp_path / "r")}) == 1  # one node
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                    reason="ray not installed (pip install 'agentic-serving-bench[distributed]')")
+def test_two_ray_actors_on_two_ray_nodes_send_what_one_process_sends(
+        corpus: Path, sim: tuple[Sim, Path], one_process: Any, tmp_path: Path) -> None:
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 4, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=4)
+        cluster.wait_for_nodes()
+        run = replay(corpus, sim, tmp_path / "n", "--workers", "2", "--ray-address",
+                     cluster.address)
+        nodes = {node.node_id for node in cluster.list_all_nodes()}
+    finally:
+        cluster.shutdown()
+    check_same_as_one_process(run, one_process)
+    assert len(nodes) == 2
+    rows = run[2]["workers"]
+    assert {w["ray_node_id"] for w in rows} == nodes  # one worker on each node
+    assert [(p["ray_node_id"], p["host"], p["pid"]) for p in per_worker(tmp_path / "n")] == [
+        (w["ray_node_id"], w["host"], w["pid"]) for w in rows]
 
 
 def test_fewer_lanes_than_workers_is_refused_before_anything_is_sent(

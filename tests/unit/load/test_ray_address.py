@@ -1,6 +1,7 @@
 """--ray-address is checked before anything is sent: a malformed address or one where no Ray
 head answers is an exit-2 error naming the address (credentials removed), never a traceback
-(#30 item 14)."""
+(#30 item 14). ``--workers-per-node N`` pins the actors to the cluster's nodes in turn, never
+more than N on one, and refuses a cluster without room for them (#46)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import socket
 import pytest
 
 from agentic_bench.errors import ConfigError
-from agentic_bench.load.ray_executor import check_ray_address
+from agentic_bench.load.ray_executor import check_ray_address, nodes_for_actors
 
 
 def _closed_port() -> int:
@@ -49,3 +50,15 @@ def test_credentials_never_appear_in_the_message() -> None:
 def test_a_malformed_address_says_what_was_expected(bad: str) -> None:
     with pytest.raises(ConfigError, match="expected HOST:PORT, ray://HOST:PORT"):
         check_ray_address(bad)
+
+
+def test_workers_per_node_puts_actors_on_the_nodes_in_turn() -> None:
+    placed = nodes_for_actors(["a", "b", "c"], 7, per_node=3)
+    assert placed == ["a", "b", "c", "a", "b", "c", "a"]
+    assert max(placed.count(n) for n in "abc") <= 3
+
+
+def test_workers_per_node_refuses_more_workers_than_the_nodes_hold() -> None:
+    with pytest.raises(ConfigError, match=r"--workers 5 --workers-per-node 2: .* 2 node\(s\) "
+                                          r"with a CPU, room for 4 workers"):
+        nodes_for_actors(["a", "b"], 5, per_node=2)
