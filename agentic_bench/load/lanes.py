@@ -62,6 +62,7 @@ from agentic_bench.contracts import (
 from agentic_bench.load.clock import LaneClock, TreeClock, sleep_or_stop, sleep_until
 from agentic_bench.load.next_trees import NextTrees
 from agentic_bench.load.scheduler import RunStats, settle
+from agentic_bench.load.tree_reader import TreeReader
 from agentic_bench.options.load import LaneSpec
 from agentic_bench.records.types import session_record
 from agentic_bench.synthesis.marker import MARKER_PLACEHOLDER, cache_bust_marker
@@ -119,6 +120,7 @@ class LaneRunner:
         self.write_ahead = write_ahead
         self._written: dict[int, object] = {}  # lane → that request (one at most per lane)
         self._next_trees: NextTrees | None = None  # trees drawn ahead (load/next_trees.py)
+        self._reader: TreeReader | None = None  # reads trees off the loop (while it runs)
 
     @property
     def streams(self) -> int:
@@ -172,8 +174,12 @@ class LaneRunner:
                              warmup or ahead) else None)
 
     async def _load(self, index: int) -> Session:
-        """A tree from the source, read off the event loop (a long tree is megabytes)."""
-        return await asyncio.to_thread(self.source, index)
+        """A tree from the source, read off the event loop (a long tree is megabytes), on the
+        runner's one reader thread (:class:`~agentic_bench.load.tree_reader.TreeReader`:
+        started before the clock, so no thread is started while requests are in flight)."""
+        if self._reader is None:  # (only run() draws; a caller outside it gets its own)
+            self._reader = TreeReader()
+        return await self._reader.read(self.source, index)
 
     def _failed(self, index: int, source_session: str, lane: int, scheduled_ns: int,
                 exc: BaseException) -> None:
@@ -291,6 +297,14 @@ class LaneRunner:
                 self._written[lane] = start.written
 
     async def run(self) -> LaneStats:
+        self._reader = TreeReader()  # its thread started here, before any request
+        try:
+            return await self._run()
+        finally:
+            self._reader.close()
+            self._reader = None
+
+    async def _run(self) -> LaneStats:
         spec = self.spec
         lo, hi = spec.trajectory
         if self.t_start_ns is not None:
