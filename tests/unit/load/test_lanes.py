@@ -170,3 +170,34 @@ def test_a_failing_tree_is_an_error_record_and_the_lane_goes_on() -> None:
     assert "FileNotFoundError: tree file removed" in str(failed[1]["error"])
     assert "MemoryError: absurd prompt" in str(failed[2]["error"])
     assert runner.stats.issued == 4 and runner.stats.errors == 2
+
+
+def test_trees_are_read_on_one_reader_thread_started_before_the_clock() -> None:
+    """load/tree_reader.py: every tree is read on the runner's one reader thread, started
+    before the lanes' clock, so no thread is started while requests are in flight (the
+    default pool started one per concurrent read, blocking the loop as it did)."""
+    import threading
+
+    readers: list[str] = []
+
+    def read(i: int) -> object:
+        readers.append(threading.current_thread().name)
+        return TREES[i % 2]
+
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        started.append(self.name)
+        real_start(self)
+
+    runner = LaneRunner(LaneSpec(lanes=4), SessionSource(12, read), Executor(), None)
+    threading.Thread.start = start  # type: ignore[method-assign]
+    try:
+        asyncio.run(runner.run())
+    finally:
+        threading.Thread.start = real_start  # type: ignore[method-assign]
+    assert len(readers) == 12 and set(readers) == {readers[0]}
+    assert readers[0].startswith("tree-reader")
+    assert [n for n in started if n.startswith("tree-reader")] == [readers[0]]
+    assert not [n for n in started if n.startswith("asyncio")]  # (the default pool's)
