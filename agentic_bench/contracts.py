@@ -51,8 +51,10 @@ class LaneStart:
     ``cut`` nothing more is sent, else the tree runs to its end. ``ahead``: only write the
     tree's first request, before it is due, and keep it in ``written`` (the replayer's own
     object: load/ only carries it to the lane's measured ticket); nothing is sent; with
-    ``ahead_blocks`` only its blocks (a tree drawn ahead: the lane that sends it is not known
-    yet, load/next_trees.py)."""
+    ``ahead_blocks`` at the writers' last place, with ``marker`` a placeholder (a tree drawn
+    ahead: the lane that sends it is not known yet, load/next_trees.py). ``answered``: called
+    once, by the executor, when the tree's first measured request has its reply (the lane
+    then draws its next tree ahead)."""
 
     lane: int
     start_s: float = 0.0
@@ -67,6 +69,7 @@ class LaneStart:
     ahead: bool = False
     ahead_blocks: bool = False
     written: object | None = None
+    answered: Callable[[], None] | None = None
 
 
 @dataclass

@@ -20,13 +20,16 @@ its lane draws the next tree: a failure never stops a lane or shrinks the plan s
 
 Before the measured phase's clock starts, each lane's first tree's first request is written
 (the executor's ``ahead`` ticket, one request kept per lane; replay/prompt_ahead.py), as the
-floor client builds its bodies before its clock (``write_ahead``, set where the executor is
-the trace replayer's): the trees and bodies are those of a run without it, the request is
-recorded ``prompt_ahead``. A later tree is drawn ahead when a lane starts a tree, in the same
-order, and its first request written meanwhile (:mod:`agentic_bench.load.next_trees`; not
+floor client builds its bodies before its clock (``write_ahead``, set where the executor is the
+trace replayer's): the trees and bodies are those of a run without it, the request is recorded
+``prompt_ahead``. A later tree is drawn ahead when a lane's tree has its first reply, in the
+same order, and its first request written meanwhile (:mod:`agentic_bench.load.next_trees`; not
 with wrap over fewer than twice as many trees as lanes), with a placeholder where the
 cache-bust marker goes, as which lane sends it is known only when a tree ends: the lane that
-takes it puts its marker there. A tree drawn ahead that cannot be read is recorded when it is
+takes it puts its marker there. The draw waits for the tree's first reply
+(``LaneStart.answered``, called by the executor): at the measured phase's first instant every
+lane sends at once, and drawing and writing then took the CPU the server on the same host
+needed to read those bodies. A tree drawn ahead that cannot be read is recorded when it is
 drawn.
 
 Across worker processes or Ray actors (``--workers N``, ``--ray-address``;
@@ -49,6 +52,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from time import perf_counter_ns
 from typing import Any
 
@@ -230,8 +234,8 @@ class LaneRunner:
             if current is first:
                 ticket.scheduled_ns = self.stats.t_start_ns
             self.stats.issued += 1
-            if self._next_trees is not None:
-                self._next_trees.draw_ahead(lane)
+            if self._next_trees is not None and ticket.lane is not None:
+                ticket.lane.answered = partial(self._next_trees.draw_ahead, lane)
             await self._run_ticket(ticket)
             if self.measured_over.is_set():
                 return

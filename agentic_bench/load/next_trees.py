@@ -1,8 +1,12 @@
 """The trees lanes will draw next, drawn before a lane asks (#46 item 2).
 
 A lane draws its next tree when its tree ends, and that tree's first request has no wait
-before it to be written in. :class:`NextTrees` draws one tree ahead each time a lane starts
-a tree, in the runner's own draw order, and has the trace replayer write that tree's first
+before it to be written in. :class:`NextTrees` draws one tree ahead each time a lane's tree
+has its first reply (``LaneStart.answered``; not as the tree starts: at the measured phase's
+first instant, with every lane sending, drawing and writing 64 trees took the CPU the
+simulator on the same 2-core host needed to read the lanes' first bodies, whose client share
+then reached 56-82 ms against 21-23 ms with the draws 0.2 s later; docs/performance.md), in
+the runner's own draw order, and has the trace replayer write that tree's first
 request meanwhile (the executor's ``ahead`` ticket with ``ahead_blocks``), at the
 :class:`~agentic_bench.replay.prompt_desk.PromptDesk`'s last place: every request due sooner
 writes first. Which lane sends a tree drawn ahead is known only when a tree ends, and the
@@ -54,7 +58,8 @@ class NextTrees:
         self._queue: deque[DrawnAhead] = deque()
 
     def draw_ahead(self, lane: int) -> None:
-        """Draw the next tree now (lane ``lane`` has started one) and write its blocks."""
+        """Draw the next tree now (lane ``lane``'s tree has its first reply) and write its
+        first request."""
         entry = DrawnAhead(asyncio.ensure_future(self._draw(lane)))
         entry.drawn.add_done_callback(lambda _: self._write(entry, lane))
         self._queue.append(entry)

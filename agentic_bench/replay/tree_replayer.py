@@ -259,6 +259,9 @@ class TreeReplayer(SessionReplayer):
         if overflow:
             rec["context_overflow"] = True
         self.commit(cur, result, rec)
+        if counted and lane is not None and lane.answered is not None:
+            answered, lane.answered = lane.answered, None
+            answered()  # (the lane draws its next tree ahead: load/next_trees.py)
         if overflow:
             raise ConversationEnded
         if counted and result.ok and live_history:

@@ -177,3 +177,28 @@ def test_trees_drawn_ahead_and_never_run_are_not_counted() -> None:
     stats = asyncio.run(runner.run())
     assert stats.issued == 1 and sum(stats.passes.values()) == 1
     assert runner.lanes_record()["wrapped"] == 0
+
+
+def test_a_lane_draws_ahead_only_once_its_trees_first_request_has_its_reply(monkeypatch) -> None:
+    """Not at the tree's start: at the measured phase's first instant every lane sends, and
+    drawing then took CPU the server on the same host needed (load/next_trees.py)."""
+    from agentic_bench.load.next_trees import NextTrees
+
+    records: list[dict[str, Any]] = []
+    seen: list[tuple[int, list[str]]] = []  # (lane, the sessions answered so far)
+    real = NextTrees.draw_ahead
+
+    def draw_ahead(self: NextTrees, lane: int) -> None:
+        seen.append((lane, sorted({r["session_id"] for r in requests(records)})))
+        real(self, lane)
+
+    monkeypatch.setattr(NextTrees, "draw_ahead", draw_ahead)
+    synthesis = Synthesis(SynthesisOptions(), words=word_list())
+    options = ReplayOptions(model="m", think=ThinkPolicy.parse("recorded"))
+    replayer = TraceReplayer(CapturingClient(), records.append, options, 0, synthesis)
+    runner = LaneRunner(LaneSpec(lanes=2), SessionSource(len(TREES), TREES.__getitem__),
+                        replayer.run, records.append, run_id="fixed", write_ahead=True)
+    asyncio.run(runner.run())
+    assert len(seen) == 3  # one per tree started
+    for k, (_, answered) in enumerate(seen, 1):  # the k-th draw: after k trees' first replies
+        assert len(answered) >= k, f"draw {k} ahead with only {answered} answered"
