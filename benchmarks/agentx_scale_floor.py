@@ -1,14 +1,15 @@
 """The floor of ``benchmarks/agentx_scale.py``: a bare asyncio client that sends the same trees'
 bodies on the same schedule, with nothing else on its path.
 
-Every body is written and encoded before the clock starts (the same words, blocks, roles and
-sizes as ``agentic-bench replay`` writes: this repository's synthesis classes, the marker's
-hex aside), and each lane holds one keep-alive connection (TCP_NODELAY, the same 4 MiB send
-buffer as the raw client). A lane sends its tree's first request at the start, each next one
-the recorded gap after the previous reply ended, the head and body in one write; the read
-callback stamps each piece, and the first piece with a ``"content"`` key is the first token.
-Nothing is parsed until a reply ends. Per request it writes one JSON line: ``due``, ``sent``,
-``first_token``, ``end`` (perf_counter_ns) and the simulator's ``server_timing_ns``.
+Every body is written and encoded, and every lane's connection opened, before the clock starts
+(the same words, blocks, roles and sizes as ``agentic-bench replay`` writes: this repository's
+synthesis classes, the marker's hex aside), and each lane holds one keep-alive connection
+(TCP_NODELAY, the same 4 MiB send buffer as the raw client). A lane sends its tree's first
+request at the start, each next one the recorded gap after the previous reply ended, the head
+and body in one write; the read callback stamps each piece, and the first piece with a
+``"content"`` key is the first token. Nothing is parsed until a reply ends. Per request it
+writes one JSON line: ``due``, ``sent``, ``first_token``, ``end`` (perf_counter_ns) and the
+simulator's ``server_timing_ns``.
 
     python benchmarks/agentx_scale_floor.py TRACES.weka.jsonl --url http://127.0.0.1:PORT \\
         --lanes N --out FLOOR.jsonl
@@ -88,16 +89,21 @@ class Stream(asyncio.Protocol):
         return t
 
 
-async def lane(host: str, port: int, path: str, trees: list[tuple[list[bytes], list[float]]],
-               start_ns: int, out: list[dict[str, Any]]) -> None:
-    """One lane: its trees one after another (a tree's first request due when the last
-    tree's last reply ends), each request the recorded gap after the previous reply."""
-    loop = asyncio.get_running_loop()
-    _, conn = await loop.create_connection(Stream, host, port)
+def lane_requests(host: str, port: int, path: str,
+                  trees: list[tuple[list[bytes], list[float]]]
+                  ) -> list[tuple[int, bytes, int, float]]:
+    """One lane's requests, head and body, in order: (index in its tree, bytes, body size,
+    gap before it)."""
     head = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: floor\r\n"
             "Accept: text/event-stream\r\nContent-Type: application/json\r\n").encode()
-    requests = [(k, head + b"Content-Length: %d\r\n\r\n" % len(b) + b, len(b), gaps[k])
-                for bodies, gaps in trees for k, b in enumerate(bodies)]
+    return [(k, head + b"Content-Length: %d\r\n\r\n" % len(b) + b, len(b), gaps[k])
+            for bodies, gaps in trees for k, b in enumerate(bodies)]
+
+
+async def lane(conn: Stream, requests: list[tuple[int, bytes, int, float]], start_ns: int,
+               out: list[dict[str, Any]]) -> None:
+    """One lane: its trees one after another (a tree's first request due when the last
+    tree's last reply ends), each request the recorded gap after the previous reply."""
     due = start_ns
     for k, request, size, gap in requests:
         if k:
@@ -122,14 +128,21 @@ async def lane(host: str, port: int, path: str, trees: list[tuple[list[bytes], l
 
 async def run(traces: list[dict[str, Any]], url: str, lanes: int, model: str
               ) -> list[dict[str, Any]]:
+    """Every request written and every lane's connection open before the clock starts, so
+    nothing but the sends and reads is on the lanes' path (the lanes' first sends are one
+    burst, as ours are)."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     path = parts.path.rstrip("/") + "/chat/completions"
     built = [tree_bodies(t, model, f"[rid:{i:012x}]\n\n") for i, t in enumerate(traces)]
+    n = min(lanes, len(built))
+    requests = [lane_requests(host, port, path, built[i::lanes]) for i in range(n)]
+    loop = asyncio.get_running_loop()
+    conns = [c for _, c in await asyncio.gather(
+        *(loop.create_connection(Stream, host, port) for _ in range(n)))]
     out: list[dict[str, Any]] = []
-    start = perf_counter_ns() + 200_000_000  # connections open meanwhile
-    await asyncio.gather(*(lane(host, port, path, built[n::lanes], start, out)
-                           for n in range(min(lanes, len(built)))))
+    start = perf_counter_ns() + 50_000_000
+    await asyncio.gather(*(lane(c, r, start, out) for c, r in zip(conns, requests, strict=True)))
     return out
 
 
