@@ -218,6 +218,11 @@ def fmt(x: Any) -> str:
     return "—" if x is None else f"{x:.1f}" if isinstance(x, float) else str(x)
 
 
+def two(d: dict[str, Any] | None) -> str:
+    """``p50 / p99`` of a stats block."""
+    return "—" if not d else f"{fmt(d.get('p50'))} / {fmt(d.get('p99'))}"
+
+
 def table(points: list[dict[str, Any]]) -> str:
     head = ("| lanes | requests | client share of TTFT, all requests, p50 / p99 ms: ours; floor "
             "| ratio | after a wait (ours: written ahead): ours; floor | ratio "
@@ -229,10 +234,6 @@ def table(points: list[dict[str, Any]]) -> str:
     for p in points:
         o, f = p["ours"], p.get("floor") or {}
         r = p.get("share_ratio", {})
-
-        def two(d: dict[str, Any] | None) -> str:
-            return "—" if not d else f"{fmt(d.get('p50'))} / {fmt(d.get('p99'))}"
-
         fp = p.get("floor_process", {})
         rows.append(
             f"| {p['lanes']} | {o['requests']} | {two(o['client_share_ms'])}; "
@@ -262,9 +263,6 @@ def from_send_table(points: list[dict[str, Any]]) -> str:
         o, f, a = p["ours"], p.get("floor") or {}, p.get("aiperf")
         if a is None:
             continue
-
-        def two(d: dict[str, Any] | None) -> str:
-            return "—" if not d else f"{fmt(d.get('p50'))} / {fmt(d.get('p99'))}"
 
         op, ap = p["ours_process"], a["process"]
         rows.append(
