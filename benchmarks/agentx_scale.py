@@ -263,7 +263,6 @@ def from_send_table(points: list[dict[str, Any]]) -> str:
         o, f, a = p["ours"], p.get("floor") or {}, p.get("aiperf")
         if a is None:
             continue
-
         op, ap = p["ours_process"], a["process"]
         rows.append(
             f"| {p['lanes']} | {two(o['share_from_send_ms'])}; "
