@@ -24,8 +24,10 @@ What gets an interval: TTFT, TPOT, request, turn and session latency (mean, p50,
 requests/s, output tokens/s, sessions/s and goodput sessions/s — these from the rates of
 :data:`WINDOWS` equal time windows of the run, resampled (batch means: a run always completes
 its sessions, so resampling sessions would return the count, not its noise); the accuracy
-headline; the goodput fraction (sessions meeting every SLO / sessions: a Wilson score interval,
-each session one trial), from which a capacity search decides (run/search.py).
+headline (Wilson over 0/1 samples, or the task's own ``headline_interval``: rag-e2e and
+rag-agent's mean F1, a bootstrap over questions); the goodput fraction (sessions meeting every
+SLO / sessions: a Wilson score interval, each session one trial), from which a capacity search
+decides (run/search.py).
 docs/metrics.md, "Confidence intervals", says the same.
 """
 
@@ -364,6 +366,8 @@ def intervals(records: Iterable[dict[str, Any]], given: Summary | dict[str, Any]
     acc = summary.accuracy or {}
     if isinstance(acc.get("correct"), int) and isinstance(acc.get("total"), int):
         block["accuracy"] = accuracy_interval(acc["correct"], acc["total"])
+    elif isinstance(acc.get("headline_interval"), list):  # (the task's own: rag-e2e's F1)
+        block["accuracy"] = acc["headline_interval"]
     return block
 
 

@@ -18,7 +18,11 @@ from typing import Any
 
 from agentic_bench.metrics.percentiles import describe
 from agentic_bench.tasks.rag_agent.tools import OPEN, SEARCH, ToolOutcome
-from agentic_bench.tasks.rag_e2e.accuracy import METRIC_LABELS, question_scores
+from agentic_bench.tasks.rag_e2e.accuracy import (
+    METRIC_LABELS,
+    headline_interval,
+    question_scores,
+)
 from rag_pipeline import Question, parse_answer
 
 TASK = "rag-agent"
@@ -83,6 +87,7 @@ def agent_accuracy(records: Sequence[dict[str, Any]], headline: str = "f1",
         out["headline"] = (judge or {}).get("accuracy")
     else:
         out["headline"] = out["exact_match" if headline == "em" else "f1"]
+        out["headline_interval"] = headline_interval(samples, headline)
     return out
 
 

@@ -68,6 +68,23 @@ def _block(samples: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def headline_interval(samples: Sequence[dict[str, Any]], headline: str) -> list[float] | None:
+    """The 95 % interval of an ``em`` or ``f1`` headline over the run's questions (each
+    question one unit): Wilson for exact match (0/1), a seeded percentile bootstrap of the mean
+    for token F1 (metrics/pass_k.py); None for the judge's, or under two questions. The run's
+    ``intervals.accuracy`` takes it (metrics/intervals.py)."""
+    if headline not in ("em", "f1") or len(samples) < 2:
+        return None
+    if headline == "em":
+        from agentic_bench.metrics.intervals import accuracy_interval
+
+        return accuracy_interval(sum(1 for s in samples if float(s["em"]) >= 1.0),
+                                 len(samples))
+    from agentic_bench.metrics.pass_k import bootstrap_mean_interval
+
+    return bootstrap_mean_interval([float(s["f1"]) for s in samples])
+
+
 def judge_gate_rows(accuracy: float | None) -> list[dict[str, Any]]:
     """MLPerf E2E-RAG's accuracy gate on the judge figure as ``accuracy.txt`` reports it
     (percent, 4 decimals) — 33.95, absolute (inference_policies, inference_rules.adoc)."""
@@ -121,6 +138,7 @@ def rag_accuracy(records: Sequence[dict[str, Any]], headline: str = "f1",
             out["gates"] = judge_gate_rows(out["headline"])
     else:
         out["headline"] = out["exact_match" if headline == "em" else "f1"]
+        out["headline_interval"] = headline_interval(samples, headline)
     return out
 
 

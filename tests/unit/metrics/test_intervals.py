@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from agentic_bench.metrics.ab_verdict import MetricRef, Run, judge, parse_threshold, verdict
-from agentic_bench.metrics.intervals import collect, intervals, latency_statistic
+from agentic_bench.metrics.intervals import (
+    accuracy_interval,
+    collect,
+    intervals,
+    latency_statistic,
+)
 from agentic_bench.metrics.percentiles import describe
 
 
@@ -122,3 +127,17 @@ def test_a_long_run_keeps_a_seeded_subset_of_whole_sessions(tmp_path: Any) -> No
     from agentic_bench.metrics.intervals import SESSION_BUDGET, VALUE_BUDGET, budget_fraction
 
     assert budget_fraction(summary) == min(VALUE_BUDGET / 10**7, SESSION_BUDGET / 10**6)
+
+
+def test_the_accuracy_interval_is_the_tasks_own_for_a_mean_f1_headline() -> None:
+    """An accuracy block with no 0/1 counts (rag-e2e's mean F1) gives its own
+    ``headline_interval`` (tasks/rag_e2e/accuracy.py); one with counts gets Wilson."""
+    records = _records(random.Random(3), 20)
+    summary = _summary(records)
+    summary["accuracy"] = {"headline": 0.41, "headline_interval": [0.3, 0.52]}
+    assert intervals(records, summary, {})["accuracy"] == [0.3, 0.52]
+    summary["accuracy"] = {"headline": 0.5, "correct": 10, "total": 20,
+                           "headline_interval": [0.0, 1.0]}
+    assert intervals(records, summary, {})["accuracy"] == accuracy_interval(10, 20)
+    summary["accuracy"] = {"headline": 0.41}
+    assert "accuracy" not in intervals(records, summary, {})

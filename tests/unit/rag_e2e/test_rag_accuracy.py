@@ -180,3 +180,25 @@ def test_judge_unreachable_reports_errors() -> None:
                         JudgeConfig("http://127.0.0.1:9/v1", model="m", timeout_s=2), {})
     assert out["judged"] == 0 and out["judge_errors"] == 1
     assert out["accuracy"] == 0.0  # a judge error is incorrect, as in the reference
+
+
+def test_the_f1_and_em_headlines_carry_their_interval_over_questions() -> None:
+    """rag-e2e's (and rag-agent's) headline is a mean over questions: its 95 % interval is a
+    seeded bootstrap of the mean for F1 and Wilson for exact match (0/1), and the run's
+    ``intervals.accuracy`` takes it (metrics/intervals.py)."""
+    from agentic_bench.metrics.intervals import accuracy_interval
+
+    records = ([sample(f"q{i}", "eiffel tower", "eiffel tower") for i in range(6)]
+               + [sample(f"r{i}", "the big eiffel", "eiffel tower") for i in range(6)]
+               + [sample(f"s{i}", "no", "eiffel tower") for i in range(8)])
+    f1 = rag_accuracy(records)
+    assert f1 is not None and f1["headline"] == f1["f1"]
+    low, high = f1["headline_interval"]
+    assert 0.0 < low < f1["f1"] < high < 1.0
+    assert f1["headline_interval"] == rag_accuracy(records)["headline_interval"]  # seeded
+    em = rag_accuracy(records, headline="em")
+    assert em is not None and em["headline"] == pytest.approx(6 / 20)
+    assert em["headline_interval"] == accuracy_interval(6, 20)
+    assert rag_accuracy(records[:1])["headline_interval"] is None  # one question: none
+    judged = rag_accuracy(records, headline="judge", judge={"accuracy": 0.5})
+    assert judged is not None and "headline_interval" not in judged
