@@ -38,9 +38,9 @@ the reads that brought the request's first and last bytes (``body_first``, ``bod
 the reply's head write (``head``) and of its first token's write (``first_token``), so a
 client can tell its share of TTFT from the server's (docs/performance.md). ``timing_log``
 appends the same readings for every streamed reply, with the request's ``X-Request-ID``, its
-body's size (``body_bytes``) and
-``wall_minus_perf_ns`` (``time.time_ns() - perf_counter_ns()`` read once at start), for a client
-that asks for no usage event or keeps wall-clock stamps (AIPerf).
+body's size (``body_bytes``) and ``wall_minus_perf_ns`` (``time.time_ns() - perf_counter_ns()``
+read once at start), for a client that asks for no usage event or keeps wall-clock stamps
+(AIPerf).
 """
 
 from __future__ import annotations
