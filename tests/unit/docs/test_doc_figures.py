@@ -75,3 +75,30 @@ def test_auto_calibration_figures_are_the_record() -> None:
     assert "fp32 {}, torch-bf16 {}, onnx-int8 {} passages/s".format(*speeds) in section
     recalls = [record["figures"][b]["recall@10"] for b in ("torch", "torch-bf16", "onnx-int8")]
     assert "recall@10 {} / {} / {}".format(*recalls) in section
+
+
+def test_agentx_scale_figures_are_the_records() -> None:
+    """#46: docs/performance.md's "After (7)-(10)" tables are the committed records' own
+    (ours / floor client share p99 per repeat; AIPerf's beside ours)."""
+    doc = (ROOT / "docs" / "performance.md").read_text()
+    section = doc[doc.index("**After (7)-(10)"):doc.index("## Other benchmarks")]
+    base = ROOT / "benchmarks" / "results" / "agentx-scale"
+
+    def points(name: str) -> list[dict]:
+        return json.loads((base / f"{name}.json").read_text())["points"]
+
+    def share(p: dict, who: str) -> str:
+        return f"{p[who]['client_share_ms']['p99']:.1f}"
+
+    for run in ("run1", "run2", "run3", "lanes-16x4-run1", "lanes-16x4-run2",
+                "lanes-16x4-run3"):
+        for p in points(f"final-20261206/{run}"):
+            ratio = p["ours"]["client_share_ms"]["p99"] / p["floor"]["client_share_ms"]["p99"]
+            assert f"{share(p, 'ours')} / {share(p, 'floor')} = **{ratio:.1f}x**" in section, \
+                (run, p["lanes"])
+    for name in ("lanes-16x4", "lanes-64-256"):
+        for p in points(f"aiperf-20261206/{name}"):
+            a = p["aiperf"]
+            ratio = a["client_share_ms"]["p99"] / p["ours"]["client_share_ms"]["p99"]
+            cells = f"{share(p, 'ours')}; {a['client_share_ms']['p99']:,.1f} | {ratio:.1f}x"
+            assert f"| {cells} |" in section.replace("**", ""), (name, p["lanes"])
